@@ -1,0 +1,119 @@
+# mcpfs — plain Makefile. `make`, `make check`, `make demo`, `make bench`,
+# `make install PREFIX=/usr/local DESTDIR=`. SANITIZER=1 builds with
+# AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/bin
+LIBDIR = $(PREFIX)/lib/mcpfs
+
+PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp
+PKG_CONFIG ?= pkg-config
+ifneq ($(filter-out deps deps-system clean help,$(MAKECMDGOALS) all),)
+PKG_MISSING := $(shell for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || echo $$p; done)
+endif
+
+CC ?= cc
+WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wformat=2 -Wswitch-enum -Wno-format-nonliteral
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP \
+	-DMCPFS_SRCDIR='"$(CURDIR)"' -DMCPFS_LIBDIR='"$(LIBDIR)"' \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpthread
+
+ifeq ($(SANITIZER),1)
+BUILD ?= build-asan
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+else
+BUILD ?= build
+endif
+
+PARTS = common servers codegen tree fusefs executor workspaces skills cli
+SRC = $(foreach d,$(PARTS),$(wildcard $(d)/*.c))
+OBJ = $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/templates_embed.o $(BUILD)/gen/default_config.o
+LIB_OBJ = $(filter-out $(BUILD)/cli/main.o,$(OBJ))
+TEMPLATES = $(sort $(wildcard templates/*.py templates/*.ts templates/*.md templates/*.tmpl))
+
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all check test unit demo bench install uninstall clean deps deps-system deps-npm format-check help
+all: $(BUILD)/mcpfs
+
+$(BUILD)/mcpfs: $(OBJ) | pkgcheck
+	@echo "  LD $@"
+	@$(CC) $(LDFLAGS) -o $@ $(OBJ) $(LIBS)
+
+$(BUILD)/libmcpfs.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $(LIB_OBJ)
+
+$(BUILD)/%.o: %.c | pkgcheck
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/templates_embed.c: $(TEMPLATES) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh cg_embedded_files $(TEMPLATES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/default_config.c: servers/default.json scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh config_embedded_files servers/default.json > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmcpfs.a
+	@mkdir -p $(dir $@)
+	@echo "  LD $@"
+	@$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libmcpfs.a $(LIBS)
+
+.PHONY: pkgcheck
+pkgcheck:
+ifneq ($(strip $(PKG_MISSING)),)
+	$(error missing libraries: $(PKG_MISSING); run 'make deps' (as root it installs the Debian -dev packages))
+endif
+
+unit: $(UNIT_BIN)
+
+deps:
+	sh scripts/deps.sh
+
+# The full suite: C unit tests and end-to-end tests against real servers, for
+# the plain build and once more under ASan+UBSan. pytest prints the summary.
+check: deps
+	$(MAKE) all unit
+	$(MAKE) SANITIZER=1 all unit
+	$(MAKE) format-check
+	sh scripts/check.sh
+
+demo: deps
+	$(MAKE) all
+	sh scripts/demo.sh
+
+bench: deps
+	$(MAKE) all
+	sh bench/run.sh
+
+format-check:
+	sh scripts/format-check.sh
+
+install: $(BUILD)/mcpfs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/servers
+	install -m 0755 $(BUILD)/mcpfs $(DESTDIR)$(BINDIR)/mcpfs
+	cp -R servers/package.json servers/package-lock.json $(DESTDIR)$(LIBDIR)/servers/
+	if [ -d servers/node_modules ]; then cp -R servers/node_modules $(DESTDIR)$(LIBDIR)/servers/; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/mcpfs
+	rm -rf $(DESTDIR)$(LIBDIR)
+
+clean:
+	rm -rf build build-asan
+
+help:
+	@echo "make | make check | make demo | make bench | make install PREFIX=... DESTDIR=... | make clean"
+
+-include $(OBJ:.o=.d)

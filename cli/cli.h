@@ -1,0 +1,47 @@
+/* The command line: global options, then one subcommand from the table in
+ * main.c. Each subcommand parses its own options and returns an exit status
+ * (enum mcpfs_exit). */
+#ifndef MCPFS_CLI_H
+#define MCPFS_CLI_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "../common/err.h"
+#include "../servers/config.h"
+#include "../servers/hub.h"
+
+struct cli {
+	const char *config_path; /* --config, or NULL */
+	const char *root_flag;   /* --root, or NULL */
+	char root[PATH_MAX];     /* resolved on first use by cli_root() */
+	struct config cfg;       /* loaded on first use by cli_config() */
+	bool have_cfg;
+};
+
+/* Print "mcpfs: <text>" as one line on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print @e as one line and return its status (EXIT_FAILED if unset). */
+int cli_fail(const struct err *e);
+
+/* The config, loaded once. NULL after printing the error (exit EXIT_USAGE). */
+const struct config *cli_config(struct cli *cli);
+/* The data root, resolved once. NULL after printing the error. */
+const char *cli_root(struct cli *cli);
+/* A new hub over the config with state under the data root. @cache_max_age_s
+ * as in struct hub_opts. NULL after printing the error. */
+struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s);
+
+/* Subcommands: argv[0] is the subcommand's name. */
+int cmd_servers(struct cli *cli, int argc, char **argv);
+int cmd_tools(struct cli *cli, int argc, char **argv);
+int cmd_call(struct cli *cli, int argc, char **argv);
+int cmd_generate(struct cli *cli, int argc, char **argv);
+int cmd_mount(struct cli *cli, int argc, char **argv);
+int cmd_exec(struct cli *cli, int argc, char **argv);
+int cmd_bridge(struct cli *cli, int argc, char **argv);
+int cmd_workspace(struct cli *cli, int argc, char **argv);
+int cmd_session(struct cli *cli, int argc, char **argv);
+int cmd_skill(struct cli *cli, int argc, char **argv);
+
+#endif

@@ -1,0 +1,159 @@
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/paths.h"
+#include "cli.h"
+
+static const struct command {
+	const char *name;
+	int (*run)(struct cli *cli, int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{"servers", cmd_servers, "configured servers, state, tool counts"},
+	{"tools", cmd_tools, "tools of every server, or of one"},
+	{"call", cmd_call, "call one tool"},
+	{"generate", cmd_generate, "write the tree of importable code files"},
+	{"mount", cmd_mount, "mount the tree with FUSE"},
+	{"exec", cmd_exec, "run agent code in the jail"},
+	{"bridge", cmd_bridge, "serve tool calls to generated code on a unix socket"},
+	{"workspace", cmd_workspace, "per-customer workspaces"},
+	{"session", cmd_session, "session logs and checkpoints"},
+	{"skill", cmd_skill, "per-customer skills"},
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: mcpfs [--config FILE] [--root DIR] COMMAND [ARGS]\n\n");
+	fprintf(f, "Turns every configured MCP server into a tree of importable code files.\n\n");
+	fprintf(f, "commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\noptions:\n"
+		   "  --config FILE  MCP config (else $MCPFS_CONFIG, ./mcpfs.json,\n"
+		   "                 ~/.config/mcpfs/config.json, the embedded default)\n"
+		   "  --root DIR     data root (else $MCPFS_ROOT, $XDG_DATA_HOME/mcpfs)\n"
+		   "  -h, --help     this text; 'mcpfs COMMAND --help' for a command\n\n"
+		   "exit status: 0 ok, 1 the tool or code failed, 2 usage or config error,\n"
+		   "3 a server could not be reached\n");
+}
+
+void cli_error(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	for (p = line; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	fprintf(stderr, "mcpfs: %s\n", line);
+}
+
+int cli_fail(const struct err *e)
+{
+	cli_error("%s", e->text[0] ? e->text : "failed");
+	return e->status ? e->status : EXIT_FAILED;
+}
+
+const struct config *cli_config(struct cli *cli)
+{
+	struct err e = {0};
+
+	if (cli->have_cfg)
+		return &cli->cfg;
+	if (config_load(&cli->cfg, cli->config_path, &e) < 0) {
+		cli_fail(&e);
+		return NULL;
+	}
+	cli->have_cfg = true;
+	return &cli->cfg;
+}
+
+const char *cli_root(struct cli *cli)
+{
+	struct err e = {0};
+
+	if (cli->root[0])
+		return cli->root;
+	if (paths_root(cli->root_flag, cli->root, sizeof(cli->root), &e) < 0) {
+		cli->root[0] = '\0';
+		cli_fail(&e);
+		return NULL;
+	}
+	return cli->root;
+}
+
+struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s)
+{
+	const struct config *cfg = cli_config(cli);
+	const char *root = cfg ? cli_root(cli) : NULL;
+	struct hub_opts o = {0};
+	struct hub *h;
+
+	if (!root)
+		return NULL;
+	o.state_dir = root;
+	o.cache_max_age_s = cache_max_age_s;
+	h = hub_new(cfg, &o);
+	if (!h)
+		cli_error("out of memory");
+	return h;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"root", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct cli cli = {0};
+	size_t i;
+	int c, sub, rc = EXIT_USAGE;
+
+	/* "+" stops at the first non-option: the subcommand owns the rest. */
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			cli.config_path = optarg;
+			break;
+		case 'r':
+			cli.root_flag = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[optind], commands[i].name))
+			continue;
+		sub = optind;
+		optind = 0; /* glibc: 0 re-initializes getopt for the subcommand */
+		rc = commands[i].run(&cli, argc - sub, argv + sub);
+		break;
+	}
+	if (i == sizeof(commands) / sizeof(commands[0])) {
+		cli_error("unknown command '%s'; see 'mcpfs --help'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (cli.have_cfg)
+		config_free(&cli.cfg);
+	return rc;
+}

@@ -1,0 +1,17 @@
+/* Files embedded in the binary at build time by scripts/embed.sh. */
+#ifndef MCPFS_COMMON_EMBED_H
+#define MCPFS_COMMON_EMBED_H
+
+#include <stddef.h>
+
+struct embedded_file {
+	const char *name; /* base name; NULL ends the table */
+	const char *data; /* NUL-terminated for convenience; len excludes it */
+	size_t len;
+};
+
+/* templates/ (codegen) and servers/default.json (config). */
+extern const struct embedded_file cg_embedded_files[];
+extern const struct embedded_file config_embedded_files[];
+
+#endif

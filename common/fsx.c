@@ -1,0 +1,166 @@
+#define _GNU_SOURCE
+#include "fsx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <ftw.h>
+
+int fsx_read(const char *path, size_t max, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *data, *p;
+	ssize_t r;
+	int fd, rc = -ENOMEM;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	data = malloc(cap);
+	if (!data)
+		goto out_close;
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (cap > max + 1) {
+				rc = -E2BIG;
+				goto out_free;
+			}
+			p = realloc(data, cap * 2);
+			if (!p)
+				goto out_free;
+			data = p;
+			cap *= 2;
+		}
+		r = read(fd, data + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			goto out_free;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			rc = -E2BIG;
+			goto out_free;
+		}
+	}
+	data[n] = '\0';
+	*out = data;
+	if (len)
+		*len = n;
+	close(fd);
+	return 0;
+out_free:
+	free(data);
+out_close:
+	close(fd);
+	return rc;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int fsync_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int fd, rc = 0;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0 && errno != EINVAL)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+int fsx_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char tmp[PATH_MAX];
+	int fd, rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -errno;
+	rc = write_all(fd, data, len);
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return rc;
+	}
+	return fsync_parent(path);
+}
+
+int fsx_mkdirs(const char *path, mode_t mode)
+{
+	char p[PATH_MAX];
+	size_t i;
+
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (i = 1; p[i]; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -errno;
+		p[i] = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) < 0 ? -errno : 0;
+	return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+int fsx_remove_tree(const char *path)
+{
+	int rc = nftw(path, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+
+	if (rc < 0 && errno == ENOENT)
+		return 0;
+	return rc > 0 ? -EIO : rc;
+}

@@ -1,0 +1,56 @@
+/* One connection to one MCP server: the protocol over a transport.
+ * Thread-safe: any number of threads may call at once; calls are matched to
+ * replies by id. */
+#ifndef MCPFS_SERVERS_CLIENT_H
+#define MCPFS_SERVERS_CLIENT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+#include "config.h"
+
+struct client;
+
+/* Called on a server notification the client does not consume itself, from a
+ * transport thread. list_changed is consumed: it triggers on_tools_changed. */
+struct client_events {
+	void *ctx;
+	void (*on_tools_changed)(void *ctx);      /* the catalog must be re-listed */
+	void (*on_closed)(void *ctx, const char *why); /* the connection died */
+};
+
+/* Progress of one call: (progress, total or -1, message or NULL). */
+typedef void (*client_progress_fn)(void *ctx, double progress, double total, const char *message);
+
+/* New, not yet connected. @sc is copied. @log_path receives the server's
+ * stderr (stdio) and protocol faults; NULL for none. */
+struct client *client_new(const struct server_config *sc, const char *log_path,
+			  const struct client_events *ev);
+
+/* Start the transport and run initialize/initialized with version
+ * negotiation. Returns 0 or -1 with @err (EXIT_UNREACHABLE). */
+int client_connect(struct client *c, struct err *err);
+
+/* tools/list following every nextCursor. Returns a new array of Tool objects
+ * as the server sent them, or NULL with @err. */
+json_t *client_list_tools(struct client *c, struct err *err);
+
+/* tools/call. @args is borrowed (NULL: {}). @timeout_s <= 0 uses the config's.
+ * On timeout sends notifications/cancelled. Returns the new CallToolResult
+ * object (isError may be true: that is a result, not an error), or NULL with
+ * @err (EXIT_FAILED for a JSON-RPC error, EXIT_UNREACHABLE when the server is
+ * gone or timed out). */
+json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,
+			 client_progress_fn progress, void *progress_ctx, struct err *err);
+
+bool client_alive(struct client *c);
+/* The negotiated protocol version, the serverInfo name; borrowed, valid while connected. */
+const char *client_protocol_version(struct client *c);
+
+/* Close stdin, SIGTERM, SIGKILL (stdio) or DELETE the session (HTTP); fails
+ * pending calls at once; then frees. Accepts NULL. */
+void client_free(struct client *c);
+
+#endif

@@ -1,0 +1,70 @@
+/* The MCP config users already have: {"mcpServers": {...}} or
+ * {"servers": {... "type": "stdio"|"http"|"sse"}}, with ${VAR} expansion. */
+#ifndef MCPFS_SERVERS_CONFIG_H
+#define MCPFS_SERVERS_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../common/err.h"
+
+enum server_transport {
+	TRANSPORT_STDIO,
+	TRANSPORT_HTTP, /* Streamable HTTP, falling back to legacy SSE as the spec says */
+	TRANSPORT_SSE,  /* legacy HTTP+SSE only */
+};
+
+enum server_scope {
+	SCOPE_SHARED,   /* one instance for everybody */
+	SCOPE_CUSTOMER, /* one instance per customer; ${CUSTOMER}, ${WORKSPACE} expand per instance */
+};
+
+struct server_config {
+	char *name;                  /* the config key, as written */
+	enum server_transport transport;
+	enum server_scope scope;
+	/* stdio */
+	char *command;
+	char **args;  size_t nargs;
+	char **env;   size_t nenv;   /* "KEY=VALUE", added to a minimal inherited environment */
+	char *cwd;                   /* NULL: inherit */
+	/* http, sse */
+	char *url;
+	char **headers; size_t nheaders; /* "Name: value" */
+	/* both */
+	char **roots; size_t nroots; /* file:// URIs answered to roots/list */
+	double timeout_s;            /* per call; 0 means the default (60 s) */
+	double connect_timeout_s;    /* start + initialize; 0 means the default (30 s) */
+};
+
+struct config {
+	struct server_config *servers; /* sorted by name */
+	size_t nservers;
+	char *origin; /* the file it came from, or "(embedded default)" */
+};
+
+/* Find and load the config: @explicit_path, then $MCPFS_CONFIG, ./mcpfs.json,
+ * ~/.config/mcpfs/config.json, then the embedded default (servers/default.json).
+ * Returns 0, or -1 with @err set to one line naming file, server and field
+ * (status EXIT_USAGE). *out is set only on success. */
+int config_load(struct config *out, const char *explicit_path, struct err *err);
+
+/* Parse config text; @origin names it in errors. Same contract as config_load. */
+int config_parse(struct config *out, const char *text, const char *origin, struct err *err);
+
+void config_free(struct config *cfg);
+
+/* The server named @name, or NULL. Borrowed. */
+const struct server_config *config_find(const struct config *cfg, const char *name);
+
+/* A new copy of @sc with ${CUSTOMER} and ${WORKSPACE} expanded in command,
+ * args, env and cwd; for customer-scoped servers. Free with server_config_free. */
+struct server_config *server_config_instantiate(const struct server_config *sc,
+						const char *customer, const char *workspace);
+void server_config_free(struct server_config *sc);
+
+/* The embedded default config text (servers/default.json), with
+ * ${MCPFS_SERVERS_DIR} pointing at the installed npm servers. Borrowed. */
+const char *config_default_text(void);
+
+#endif

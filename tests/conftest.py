@@ -1,0 +1,100 @@
+"""Shared fixtures for mcpfs tests.
+
+Every test that runs the binary takes the `mcpfs` fixture, which is
+parametrized over the plain build and the ASan+UBSan build, so the suite runs
+once under the sanitizers as well. Each test gets its own data root and a
+config written for it; nothing touches the user's real config or data.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SERVERS_NM = REPO / "servers" / "node_modules" / "@modelcontextprotocol"
+TESTS_NM = REPO / "tests" / "node" / "node_modules"
+TEST_SERVERS = REPO / "tests" / "node" / "servers"
+BUILDS = {"plain": REPO / "build" / "mcpfs", "asan": REPO / "build-asan" / "mcpfs"}
+
+EVERYTHING = str(SERVERS_NM / "server-everything" / "dist" / "index.js")
+FILESYSTEM = str(SERVERS_NM / "server-filesystem" / "dist" / "index.js")
+MEMORY = str(SERVERS_NM / "server-memory" / "dist" / "index.js")
+SEQTHINK = str(SERVERS_NM / "server-sequential-thinking" / "dist" / "index.js")
+
+# LeakSanitizer stays on: every exit path must free what it allocated.
+SAN_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:exitcode=86",
+    "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1:exitcode=87",
+}
+
+
+class Mcpfs:
+    """One build of the binary, a private data root and a config file."""
+
+    def __init__(self, binary: Path, build: str, tmp: Path):
+        self.binary = str(binary)
+        self.build = build
+        self.tmp = tmp
+        self.root = tmp / "root"
+        self.root.mkdir()
+        self.config_path = tmp / "mcpfs.json"
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(tmp / "home"),
+            "MCPFS_ROOT": str(self.root),
+            **SAN_ENV,
+        }
+        (tmp / "home").mkdir()
+
+    def write_config(self, servers: dict, key: str = "mcpServers") -> Path:
+        self.config_path.write_text(json.dumps({key: servers}, indent=2))
+        return self.config_path
+
+    def cmd(self, *args, config=True):
+        out = [self.binary]
+        if config and self.config_path.exists():
+            out += ["--config", str(self.config_path)]
+        return out + [str(a) for a in args]
+
+    def run(self, *args, input=None, timeout=120, check=None, config=True, env=None):
+        """Run mcpfs; `check` is the expected exit status (None: any)."""
+        e = dict(self.env)
+        if env:
+            e.update(env)
+        p = subprocess.run(self.cmd(*args, config=config), input=input, capture_output=True,
+                           text=True, timeout=timeout, env=e)
+        assert p.returncode not in (86, 87), f"sanitizer report:\n{p.stderr}"
+        if check is not None:
+            assert p.returncode == check, (
+                f"exit {p.returncode}, wanted {check}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+        return p
+
+    def json(self, *args, **kw):
+        p = self.run(*args, "--json", check=0, **kw)
+        return json.loads(p.stdout)
+
+
+@pytest.fixture(params=list(BUILDS))
+def mcpfs(request, tmp_path):
+    binary = BUILDS[request.param]
+    if not binary.exists():
+        pytest.fail(f"{binary} is not built: run 'make all' (and 'make SANITIZER=1 all')")
+    return Mcpfs(binary, request.param, tmp_path)
+
+
+def node22() -> str:
+    return str(TESTS_NM / ".bin" / "node")
+
+
+def everything_stdio() -> dict:
+    return {"command": "node", "args": [EVERYTHING, "stdio"]}
+
+
+def sdk_server(name: str, *args: str) -> dict:
+    """A server of ours under tests/node/servers (official TypeScript SDK)."""
+    return {"command": "node", "args": [str(TEST_SERVERS / name), *args],
+            }
