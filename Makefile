@@ -32,9 +32,11 @@ endif
 
 PARTS = common servers codegen tree fusefs executor workspaces skills cli
 SRC = $(foreach d,$(PARTS),$(wildcard $(d)/*.c))
-OBJ = $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/templates_embed.o $(BUILD)/gen/default_config.o
+OBJ = $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/templates_embed.o $(BUILD)/gen/default_config.o \
+      $(BUILD)/gen/executor_embed.o
 LIB_OBJ = $(filter-out $(BUILD)/cli/main.o,$(OBJ))
 TEMPLATES = $(sort $(wildcard templates/*.py templates/*.ts templates/*.md templates/*.tmpl))
+JAIL_RUNTIME = $(sort $(wildcard executor/runtime/*.mjs executor/runtime/*.js executor/runtime/*.py))
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -61,6 +63,10 @@ $(BUILD)/gen/templates_embed.c: $(TEMPLATES) scripts/embed.sh
 $(BUILD)/gen/default_config.c: servers/default.json scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh config_embedded_files servers/default.json > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/executor_embed.c: $(JAIL_RUNTIME) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh executor_embedded_files $(JAIL_RUNTIME) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<

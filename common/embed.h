@@ -10,8 +10,10 @@ struct embedded_file {
 	size_t len;
 };
 
-/* templates/ (codegen) and servers/default.json (config). */
+/* templates/ (codegen), servers/default.json (config), executor/runtime/
+ * (files the jail needs, e.g. the TypeScript loader). */
 extern const struct embedded_file cg_embedded_files[];
 extern const struct embedded_file config_embedded_files[];
+extern const struct embedded_file executor_embedded_files[];
 
 #endif

@@ -44,3 +44,4 @@ npm_ci() {
 }
 npm_ci servers
 npm_ci tests/node
+[ ! -f executor/runtime/package-lock.json ] || npm_ci executor/runtime

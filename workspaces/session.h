@@ -1,0 +1,29 @@
+/* Session logs: <ws>/sessions/<session>.json, one JSON document per session
+ * with the fields people know from the pattern: session_id, customer_uid,
+ * started_at, ended_at, tasks[], state_files, checkpoint {step, last_task,
+ * context, timestamp}. Every write is atomic (temp, fsync, rename). Safe for
+ * several processes at once (a lock file beside the log). */
+#ifndef MCPFS_WORKSPACES_SESSION_H
+#define MCPFS_WORKSPACES_SESSION_H
+
+#include <jansson.h>
+
+#include "../common/err.h"
+#include "workspace.h"
+
+/* Append one task record (borrowed) to the session's log, creating the log
+ * if needed. The executor builds the record: task_id, description, code,
+ * result, output, tool_calls[{tool, duration_ms, ok}], exit_code,
+ * started_at, ended_at. Returns 0 or -1 with @err. */
+int session_append_task(const struct ws *ws, const char *session_id, json_t *task, struct err *err);
+
+/* The checkpoint of a session: a new reference, json null when none, or NULL
+ * with @err. */
+json_t *session_checkpoint_get(const struct ws *ws, const char *session_id, struct err *err);
+
+/* Set the checkpoint (borrowed object with step, last_task, context; the
+ * timestamp is added here). Returns 0 or -1 with @err. */
+int session_checkpoint_set(const struct ws *ws, const char *session_id, json_t *checkpoint,
+			   struct err *err);
+
+#endif
