@@ -1,11 +1,129 @@
+/* mcpfs bridge --socket PATH: serve tool calls to generated code that runs
+ * outside a jail, until SIGINT or SIGTERM. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../executor/bridge.h"
+#include "../executor/run.h"
+#include "../workspaces/workspace.h"
 #include "cli.h"
 
-/* Placeholder until the bridge part lands: the file its owner replaces. */
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mcpfs bridge --socket PATH [--token TOKEN] [--customer ID]\n"
+		   "                    [--session ID] [--timeout S]\n\n"
+		   "Serve tool calls on a unix socket (protocol: executor/bridge.h) until\n"
+		   "SIGINT or SIGTERM. Once listening, prints MCPFS_BRIDGE=PATH and\n"
+		   "MCPFS_BRIDGE_TOKEN=TOKEN on stdout: the environment the runtime shims read.\n\n"
+		   "  --socket PATH   where to listen (a stale socket there is replaced)\n"
+		   "  --token TOKEN   the secret clients present (else $MCPFS_BRIDGE_TOKEN,\n"
+		   "                  else a new random one)\n"
+		   "  --customer ID   whose customer-scoped servers and checkpoints (default: default)\n"
+		   "  --session ID    the session checkpoints belong to (default: a new id)\n"
+		   "  --timeout S     per-call timeout (default: the server's)\n");
+}
+
 int cmd_bridge(struct cli *cli, int argc, char **argv)
 {
-	(void)cli;
-	(void)argc;
-	(void)argv;
-	cli_error("bridge: not built yet");
-	return EXIT_USAGE;
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, 's'}, {"token", required_argument, NULL, 't'},
+		{"customer", required_argument, NULL, 'c'}, {"session", required_argument, NULL, 'S'},
+		{"timeout", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *sock = NULL, *token = getenv(BRIDGE_ENV_TOKEN), *customer = "default";
+	const char *session = NULL, *root;
+	char tokbuf[64], sidbuf[64], *end;
+	struct bridge_opts bo = {0};
+	struct ws ws;
+	struct err e = {0};
+	struct bridge *b;
+	struct hub *hub;
+	sigset_t set;
+	int c, sig;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock = optarg;
+			break;
+		case 't':
+			token = optarg;
+			break;
+		case 'c':
+			customer = optarg;
+			break;
+		case 'S':
+			session = optarg;
+			break;
+		case 'T':
+			bo.call_timeout_s = strtod(optarg, &end);
+			if (*end || bo.call_timeout_s <= 0) {
+				cli_error("bridge: --timeout wants seconds > 0, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!sock || optind != argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!token || !token[0]) {
+		if (bridge_token_new(tokbuf, sizeof(tokbuf)) < 0) {
+			cli_error("bridge: getrandom failed");
+			return EXIT_FAILED;
+		}
+		token = tokbuf;
+	}
+	if (!session) {
+		if (run_id_new(sidbuf, sizeof(sidbuf)) < 0) {
+			cli_error("bridge: getrandom failed");
+			return EXIT_FAILED;
+		}
+		session = sidbuf;
+	} else if (!ws_id_valid(session, "session", &e)) {
+		return cli_fail(&e);
+	}
+	root = cli_root(cli);
+	if (!root || !cli_config(cli))
+		return EXIT_USAGE;
+	if (ws_open(root, customer, true, &ws, &e) < 0)
+		return cli_fail(&e);
+	/* Block the stop signals before any thread exists so every thread
+	 * inherits the mask and sigwait below is the only receiver. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	hub = cli_hub_new(cli, 3600);
+	if (!hub)
+		return EXIT_USAGE;
+	bo.hub = hub;
+	bo.token = token;
+	bo.customer = ws.customer;
+	bo.workspace = ws.workspace;
+	bo.ws = &ws;
+	bo.session = session;
+	b = bridge_new(sock, &bo, &e);
+	if (!b) {
+		hub_free(hub);
+		return cli_fail(&e);
+	}
+	printf("%s=%s\n%s=%s\n", BRIDGE_ENV_SOCKET, sock, BRIDGE_ENV_TOKEN, token);
+	fflush(stdout);
+	sigwait(&set, &sig);
+	bridge_free(b);
+	hub_free(hub);
+	return 0;
 }

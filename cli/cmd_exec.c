@@ -1,11 +1,189 @@
+/* mcpfs exec: run agent code in the jail (executor/run.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/buf.h"
+#include "../common/fsx.h"
+#include "../executor/run.h"
+#include "../workspaces/workspace.h"
 #include "cli.h"
 
-/* Placeholder until the exec part lands: the file its owner replaces. */
+#define EXEC_CODE_MAX (4u << 20)
+/* A one-shot run takes catalogs from the disk cache however old: it must
+ * never wait for a server to start only to render a tree. */
+#define EXEC_CATALOG_MAX_AGE_S (365.0 * 24 * 3600)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mcpfs exec [--customer ID] [--session ID] [--lang python|typescript]\n"
+		"                  [--timeout S] [--memory MB] [--description TEXT] [--json] FILE|-\n\n"
+		"Run agent code in the jail: the tool tree read-only (import servers.<server>),\n"
+		"the customer's workspace as the working directory, tools through the bridge.\n"
+		"Without --json the code's output passes through and the exit status is the\n"
+		"code's (128+N when killed by signal N).\n\n"
+		"  --customer ID     whose workspace and servers (default: default); also\n"
+		"                    records the run in the session log\n"
+		"  --session ID      the session (default: a new id)\n"
+		"  --lang L          python or typescript (default: from the suffix; python for -)\n"
+		"  --timeout S       wall clock limit for the whole run (default 30)\n"
+		"  --memory MB       memory limit of the run (default 512)\n"
+		"  --description T   for the session log's task record\n"
+		"  --json            one object: exit_code, signal, timed_out, stdout, stderr,\n"
+		"                    truncated, duration_ms, tool_calls, limits, session_id\n");
+}
+
+static int read_code(const char *file, char **code, size_t *len)
+{
+	struct buf b;
+	char chunk[65536];
+	ssize_t r;
+	int rc = 0;
+
+	if (strcmp(file, "-"))
+		return fsx_read(file, EXEC_CODE_MAX, code, len);
+	buf_init(&b, EXEC_CODE_MAX);
+	while ((r = read(STDIN_FILENO, chunk, sizeof(chunk))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (rc = buf_append(&b, chunk, (size_t)r)) < 0) {
+			rc = r < 0 ? -errno : rc;
+			buf_free(&b);
+			return rc;
+		}
+	}
+	*code = buf_steal(&b, len);
+	return *code ? 0 : -ENOMEM;
+}
+
+static int lang_of(const char *name, const char *file, enum run_lang *out)
+{
+	const char *dot = strrchr(file, '.');
+
+	if (!name)
+		name = !strcmp(file, "-") ? "python" : dot ? dot + 1 : "";
+	if (!strcmp(name, "python") || !strcmp(name, "py"))
+		*out = RUN_LANG_PYTHON;
+	else if (!strcmp(name, "typescript") || !strcmp(name, "ts") || !strcmp(name, "mts"))
+		*out = RUN_LANG_TYPESCRIPT;
+	else
+		return -1;
+	return 0;
+}
+
+static int positive(const char *flag, const char *arg, double max, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (errno || *end || end == arg || !(*out > 0) || *out > max) {
+		cli_error("exec: %s wants a number in (0, %g], not '%s'", flag, max, arg);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_exec(struct cli *cli, int argc, char **argv)
 {
-	(void)cli;
-	(void)argc;
-	(void)argv;
-	cli_error("exec: not built yet");
-	return EXIT_USAGE;
+	static const struct option opts[] = {
+		{"customer", required_argument, NULL, 'c'},
+		{"session", required_argument, NULL, 's'},
+		{"lang", required_argument, NULL, 'l'},
+		{"timeout", required_argument, NULL, 't'},
+		{"memory", required_argument, NULL, 'm'},
+		{"description", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct run_opts ro = {.stdin_fd = -1};
+	const char *lang = NULL;
+	struct err e = {0};
+	char *code = NULL;
+	double v;
+	int c, status = EXIT_FAILED, rc;
+	json_t *res;
+	struct hub *hub;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			ro.customer = optarg;
+			ro.record = true;
+			break;
+		case 's':
+			ro.session = optarg;
+			ro.record = true;
+			break;
+		case 'l':
+			lang = optarg;
+			break;
+		case 't':
+			if (positive("--timeout", optarg, 86400, &ro.timeout_s) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'm':
+			if (positive("--memory", optarg, 1 << 20, &v) < 0)
+				return EXIT_USAGE;
+			ro.memory_mb = (unsigned)v;
+			break;
+		case 'd':
+			ro.description = optarg;
+			break;
+		case 'j':
+			ro.capture = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (lang_of(lang, argv[optind], &ro.lang) < 0) {
+		cli_error("exec: cannot tell the language of '%s': use --lang python|typescript",
+			  argv[optind]);
+		return EXIT_USAGE;
+	}
+	if ((ro.customer && !ws_id_valid(ro.customer, "customer", &e)) ||
+	    (ro.session && !ws_id_valid(ro.session, "session", &e)))
+		return cli_fail(&e);
+	if ((rc = read_code(argv[optind], &code, &ro.code_len)) < 0) {
+		cli_error("exec: read %s: %s", argv[optind],
+			  rc == -E2BIG ? "larger than 4 MiB" : strerror(-rc));
+		return EXIT_USAGE;
+	}
+	ro.code = code;
+	if (strcmp(argv[optind], "-"))
+		ro.stdin_fd = STDIN_FILENO;
+	ro.root = cli_root(cli);
+	ro.cfg = ro.root ? cli_config(cli) : NULL;
+	hub = ro.cfg ? cli_hub_new(cli, EXEC_CATALOG_MAX_AGE_S) : NULL;
+	if (!hub) {
+		free(code);
+		return EXIT_USAGE;
+	}
+	ro.hub = hub;
+	res = run_exec(&ro, &status, &e);
+	if (res && ro.capture) {
+		json_dumpf(res, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
+		fputc('\n', stdout);
+		fflush(stdout);
+	}
+	if (!res)
+		status = cli_fail(&e);
+	json_decref(res);
+	hub_free(hub);
+	free(code);
+	return status;
 }

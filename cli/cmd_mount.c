@@ -1,11 +1,77 @@
+/* mcpfs mount MOUNTPOINT [-f] [-o OPTS] [--lang py,ts] [--templates DIR] */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../codegen/codegen.h"
+#include "../fusefs/mount.h"
 #include "cli.h"
 
-/* Placeholder until the mount part lands: the file its owner replaces. */
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mcpfs mount MOUNTPOINT [-f] [-o OPTS] [--lang py,ts] [--templates DIR]\n\n"
+		   "Mounts the tree of every configured server with FUSE, read-only, served\n"
+		   "lazily and kept current; 'fusermount3 -u MOUNTPOINT' (or SIGTERM) ends it.\n\n"
+		   "options:\n"
+		   "  -f, --foreground  stay in the foreground (else daemonize once mounted)\n"
+		   "  -o OPTS           FUSE mount options, e.g. allow_other\n"
+		   "  --lang LANGS      py, ts or py,ts (default py,ts)\n"
+		   "  --templates DIR   files in DIR replace the embedded templates\n"
+		   "  -h, --help        this text\n");
+}
+
 int cmd_mount(struct cli *cli, int argc, char **argv)
 {
-	(void)cli;
-	(void)argc;
-	(void)argv;
-	cli_error("mount: not built yet");
-	return EXIT_USAGE;
+	static const struct option opts[] = {
+		{"foreground", no_argument, NULL, 'f'},
+		{"lang", required_argument, NULL, 'l'},
+		{"templates", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct fusefs_mount_opts o = {.langs = CG_LANG_ALL};
+	const struct config *cfg;
+	const char *root;
+	struct err e = {0};
+	int c, status;
+
+	while ((c = getopt_long(argc, argv, "fo:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o.foreground = true;
+			break;
+		case 'o':
+			o.fuse_opts = optarg;
+			break;
+		case 'l':
+			o.langs = cg_langs_parse(optarg);
+			if (!o.langs) {
+				cli_error("mount: --lang '%s': want py, ts or py,ts", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't':
+			o.templates_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.mountpoint = argv[optind];
+	cfg = cli_config(cli);
+	root = cfg ? cli_root(cli) : NULL;
+	if (!root)
+		return EXIT_USAGE;
+	status = fusefs_mount(cfg, root, &o, &e);
+	if (status && e.text[0])
+		cli_error("%s", e.text);
+	return status;
 }

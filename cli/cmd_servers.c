@@ -1,11 +1,133 @@
+/* mcpfs servers: every configured server, connected in parallel, with its
+ * transport, state and tool count; a broken one is reported beside the rest. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
 
-/* Placeholder until the servers part lands: the file its owner replaces. */
+static const char *const state_names[] = {
+    [HUB_IDLE] = "idle",
+    [HUB_STARTING] = "starting",
+    [HUB_READY] = "ready",
+    [HUB_FAILED] = "failed",
+};
+
+static const char *const transport_names[] = {
+    [TRANSPORT_STDIO] = "stdio",
+    [TRANSPORT_HTTP] = "http",
+    [TRANSPORT_SSE] = "sse",
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mcpfs servers [--json] [--timeout S]\n\n"
+		   "Start every configured server in parallel and show its transport, state\n"
+		   "and tool count. A server that fails or takes longer than the timeout\n"
+		   "(default 30 s) is reported with the reason; the others are still shown.\n\n"
+		   "  --json       one JSON array of {name, transport, scope, state, tools,\n"
+		   "               generation, error, log, log_tail}\n"
+		   "  --timeout S  how long to wait for all servers\n");
+}
+
+static json_t *info_json(const struct server_config *sc, const struct hub_server_info *in)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s}", "name", in->name, "transport",
+			      transport_names[sc->transport], "scope",
+			      sc->scope == SCOPE_CUSTOMER ? "customer" : "shared", "state",
+			      state_names[in->state], "generation", (json_int_t)in->generation,
+			      "log", in->log_path ? in->log_path : "");
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "tools",
+			    in->state == HUB_READY || in->ntools
+				? json_integer((json_int_t)in->ntools)
+				: json_null());
+	json_object_set_new(o, "error", in->why[0] ? json_string(in->why) : json_null());
+	json_object_set_new(o, "log_tail",
+			    in->log_tail[0] ? json_string(in->log_tail) : json_null());
+	return o;
+}
+
 int cmd_servers(struct cli *cli, int argc, char **argv)
 {
-	(void)cli;
-	(void)argc;
-	(void)argv;
-	cli_error("servers: not built yet");
-	return EXIT_USAGE;
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const struct config *cfg;
+	struct hub_server_info in;
+	double timeout = 30;
+	bool as_json = false;
+	json_t *arr = NULL;
+	struct hub *h;
+	char *end;
+	size_t i;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			as_json = true;
+			break;
+		case 't':
+			timeout = strtod(optarg, &end);
+			if (*end || timeout <= 0) {
+				cli_error("servers: --timeout wants a positive number of seconds");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error("servers: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	cfg = cli_config(cli);
+	h = cfg ? cli_hub_new(cli, -1) : NULL;
+	if (!h)
+		return EXIT_USAGE;
+	hub_connect_all(h, timeout);
+	if (as_json)
+		arr = json_array();
+	else
+		printf("%-20s %-9s %-8s %5s  %s\n", "NAME", "TRANSPORT", "STATE", "TOOLS", "NOTE");
+	for (i = 0; i < hub_count(h); i++) {
+		const struct server_config *sc = config_find(cfg, hub_name(h, i));
+
+		hub_info(h, hub_name(h, i), &in);
+		if (arr) {
+			json_array_append_new(arr, info_json(sc, &in));
+			continue;
+		}
+		if (in.state == HUB_READY)
+			printf("%-20s %-9s %-8s %5zu  %s\n", in.name,
+			       transport_names[sc->transport], state_names[in.state], in.ntools,
+			       sc->scope == SCOPE_CUSTOMER ? "per customer" : "");
+		else
+			printf("%-20s %-9s %-8s %5s  %s\n", in.name, transport_names[sc->transport],
+			       state_names[in.state], "-", in.why);
+	}
+	if (arr) {
+		char *text = json_dumps(arr, JSON_INDENT(2));
+
+		if (text)
+			puts(text);
+		free(text);
+		json_decref(arr);
+	}
+	/* Servers may take seconds to stop: show the answer first. */
+	fflush(stdout);
+	hub_free(h);
+	return 0;
 }

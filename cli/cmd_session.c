@@ -1,11 +1,234 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../workspaces/session.h"
 #include "cli.h"
 
-/* Placeholder until the session part lands: the file its owner replaces. */
+struct session_args {
+	bool json;
+	const char *set; /* checkpoint --set JSON */
+	char **pos;
+	int npos;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mcpfs session list CUSTOMER [--json]\n"
+		   "       mcpfs session show CUSTOMER SESSION [--json]\n"
+		   "       mcpfs session checkpoint CUSTOMER SESSION [--set JSON] [--json]\n"
+		   "       mcpfs session end CUSTOMER SESSION\n\n"
+		   "A session groups the runs of one customer ('mcpfs exec --customer C\n"
+		   "--session S'); its log is <root>/workspaces/C/sessions/S.json with\n"
+		   "session_id, customer_uid, started_at, ended_at, tasks[], state_files and\n"
+		   "checkpoint {step, last_task, context, timestamp}. An ended session takes\n"
+		   "no more tasks.\n");
+}
+
+static int parse(int argc, char **argv, struct session_args *a)
+{
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"set", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			a->json = true;
+			break;
+		case 's':
+			a->set = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	a->pos = argv + optind;
+	a->npos = argc - optind;
+	return 0;
+}
+
+static int print_json(json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENCODE_ANY);
+
+	json_decref(j);
+	if (!s) {
+		cli_error("out of memory");
+		return EXIT_FAILED;
+	}
+	puts(s);
+	free(s);
+	return 0;
+}
+
+static int do_list(const struct ws *ws, struct session_args *a)
+{
+	struct err e = {0};
+	json_t *arr, *s;
+	size_t i;
+
+	arr = session_list(ws, &e);
+	if (!arr)
+		return cli_fail(&e);
+	if (a->json)
+		return print_json(arr);
+	json_array_foreach(arr, i, s)
+	{
+		printf("%s  started %s  %s  %lld tasks\n",
+		       json_string_value(json_object_get(s, "session_id")),
+		       json_string_value(json_object_get(s, "started_at")),
+		       json_is_string(json_object_get(s, "ended_at")) ? "ended" : "open",
+		       (long long)json_integer_value(json_object_get(s, "tasks")));
+	}
+	json_decref(arr);
+	return 0;
+}
+
+static int do_show(const struct ws *ws, struct session_args *a)
+{
+	struct err e = {0};
+	json_t *log, *t;
+	size_t i;
+
+	log = session_load(ws, a->pos[1], &e);
+	if (!log)
+		return cli_fail(&e);
+	if (a->json)
+		return print_json(log);
+	printf("session:   %s\ncustomer:  %s\nstarted:   %s\nended:     %s\ntasks:     %zu\n",
+	       json_string_value(json_object_get(log, "session_id")),
+	       json_string_value(json_object_get(log, "customer_uid")),
+	       json_string_value(json_object_get(log, "started_at")),
+	       json_is_string(json_object_get(log, "ended_at"))
+		   ? json_string_value(json_object_get(log, "ended_at"))
+		   : "-",
+	       json_array_size(json_object_get(log, "tasks")));
+	json_array_foreach(json_object_get(log, "tasks"), i, t)
+	{
+		json_t *desc = json_object_get(t, "description");
+
+		printf("  %s  exit %lld  %s\n", json_string_value(json_object_get(t, "task_id")),
+		       (long long)json_integer_value(json_object_get(t, "exit_code")),
+		       json_is_string(desc) ? json_string_value(desc) : "");
+	}
+	json_decref(log);
+	return 0;
+}
+
+static int do_checkpoint(const struct ws *ws, struct session_args *a)
+{
+	struct err e = {0};
+	json_error_t je;
+	json_t *cp;
+	char *s;
+
+	if (a->set) {
+		cp = json_loads(a->set, 0, &je);
+		if (!json_is_object(cp)) {
+			json_decref(cp);
+			cli_error("session checkpoint --set: not a JSON object: %s",
+				  cp ? "other type" : je.text);
+			return EXIT_USAGE;
+		}
+		if (session_checkpoint_set(ws, a->pos[1], cp, &e) < 0) {
+			json_decref(cp);
+			return cli_fail(&e);
+		}
+		json_decref(cp);
+	}
+	cp = session_checkpoint_get(ws, a->pos[1], &e);
+	if (!cp)
+		return cli_fail(&e);
+	if (a->json)
+		return print_json(cp);
+	if (json_is_null(cp)) {
+		printf("no checkpoint\n");
+		json_decref(cp);
+		return 0;
+	}
+	s = json_dumps(json_object_get(cp, "context"), JSON_COMPACT | JSON_ENCODE_ANY);
+	printf("step:      %lld\nlast task: %s\ncontext:   %s\ntimestamp: %s\n",
+	       (long long)json_integer_value(json_object_get(cp, "step")),
+	       json_is_string(json_object_get(cp, "last_task"))
+		   ? json_string_value(json_object_get(cp, "last_task"))
+		   : "-",
+	       s ? s : "null", json_string_value(json_object_get(cp, "timestamp")));
+	free(s);
+	json_decref(cp);
+	return 0;
+}
+
+static int do_end(const struct ws *ws, struct session_args *a)
+{
+	struct err e = {0};
+
+	if (session_end(ws, a->pos[1], &e) < 0)
+		return cli_fail(&e);
+	if (a->json)
+		return print_json(json_pack("{s:s, s:b}", "session_id", a->pos[1], "ended", 1));
+	return 0;
+}
+
+static const struct verb {
+	const char *name;
+	int nargs; /* positional arguments: CUSTOMER [SESSION] */
+	int (*run)(const struct ws *ws, struct session_args *a);
+} verbs[] = {
+    {"list", 1, do_list},
+    {"show", 2, do_show},
+    {"checkpoint", 2, do_checkpoint},
+    {"end", 2, do_end},
+};
+
 int cmd_session(struct cli *cli, int argc, char **argv)
 {
-	(void)cli;
-	(void)argc;
-	(void)argv;
-	cli_error("session: not built yet");
-	return EXIT_USAGE;
+	struct session_args a;
+	struct err e = {0};
+	const char *root;
+	struct ws ws;
+	size_t i;
+	int rc;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[1], verbs[i].name))
+			break;
+	if (i == sizeof(verbs) / sizeof(verbs[0])) {
+		cli_error("session: unknown verb '%s'; see 'mcpfs session --help'", argv[1]);
+		return EXIT_USAGE;
+	}
+	rc = parse(argc - 1, argv + 1, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (a.npos != verbs[i].nargs) {
+		cli_error("session %s: expected %s, got %d arguments", verbs[i].name,
+			  verbs[i].nargs == 1 ? "CUSTOMER" : "CUSTOMER SESSION", a.npos);
+		return EXIT_USAGE;
+	}
+	if (a.set && strcmp(verbs[i].name, "checkpoint")) {
+		cli_error("session %s: --set is for 'checkpoint'", verbs[i].name);
+		return EXIT_USAGE;
+	}
+	root = cli_root(cli);
+	if (!root)
+		return EXIT_USAGE;
+	if (ws_open(root, a.pos[0], false, &ws, &e) < 0)
+		return cli_fail(&e);
+	if (verbs[i].nargs == 2 && !ws_id_valid(a.pos[1], "session", &e))
+		return cli_fail(&e);
+	return verbs[i].run(&ws, &a);
 }

@@ -1,11 +1,157 @@
+/* mcpfs tools [SERVER]: the live tool catalog of every server, or of one. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
 
-/* Placeholder until the tools part lands: the file its owner replaces. */
+#define SUMMARY_MAX 100
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mcpfs tools [SERVER] [--json] [--timeout S]\n\n"
+		   "List the tools of every configured server (started in parallel), or of\n"
+		   "SERVER. Text: one line per tool, \"SERVER TOOL SUMMARY\". A server that\n"
+		   "cannot be reached is reported on stderr and the others still listed\n"
+		   "(exit 3).\n\n"
+		   "  --json       one JSON array of MCP Tool objects, each plus \"server\"\n"
+		   "  --timeout S  how long to wait for the servers (default 30 s)\n");
+}
+
+/* The first line of the description (or the title), cut at SUMMARY_MAX. */
+static void summary(const json_t *tool, char *out, size_t n)
+{
+	const char *d = json_string_value(json_object_get(tool, "description"));
+	size_t k;
+
+	if (!d || !*d)
+		d = json_string_value(json_object_get(tool, "title"));
+	if (!d)
+		d = "";
+	while (*d == ' ' || *d == '\n')
+		d++;
+	k = strcspn(d, "\r\n");
+	if (k >= n)
+		k = n - 1;
+	memcpy(out, d, k);
+	out[k] = '\0';
+	if (k == n - 1 && k > 3)
+		memcpy(out + k - 3, "...", 3);
+}
+
+/* Print or collect the tools of one server. */
+static void emit(const char *server, json_t *tools, json_t *arr)
+{
+	char sum[SUMMARY_MAX + 1];
+	json_t *tool, *copy;
+	size_t i;
+
+	json_array_foreach(tools, i, tool)
+	{
+		if (arr) {
+			copy = json_copy(tool);
+			if (copy && !json_object_set_new(copy, "server", json_string(server)))
+				json_array_append_new(arr, copy);
+			else
+				json_decref(copy);
+			continue;
+		}
+		summary(tool, sum, sizeof(sum));
+		printf("%s %s %s\n", server,
+		       json_string_value(json_object_get(tool, "name")) ?: "?", sum);
+	}
+}
+
 int cmd_tools(struct cli *cli, int argc, char **argv)
 {
-	(void)cli;
-	(void)argc;
-	(void)argv;
-	cli_error("tools: not built yet");
-	return EXIT_USAGE;
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *only = NULL;
+	struct hub_server_info in;
+	struct err e = {0};
+	double timeout = 30;
+	bool as_json = false;
+	json_t *arr = NULL, *tools;
+	int c, rc = 0;
+	struct hub *h;
+	char *end;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			as_json = true;
+			break;
+		case 't':
+			timeout = strtod(optarg, &end);
+			if (*end || timeout <= 0) {
+				cli_error("tools: --timeout wants a positive number of seconds");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		only = argv[optind++];
+	if (optind < argc) {
+		cli_error("tools: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!cli_config(cli))
+		return EXIT_USAGE;
+	if (only && !config_find(cli_config(cli), only)) {
+		cli_error("tools: no server named '%s' in %s", only, cli_config(cli)->origin);
+		return EXIT_USAGE;
+	}
+	h = cli_hub_new(cli, -1);
+	if (!h)
+		return EXIT_USAGE;
+	if (as_json)
+		arr = json_array();
+	if (!only)
+		hub_connect_all(h, timeout);
+	for (i = 0; i < hub_count(h); i++) {
+		const char *name = hub_name(h, i);
+
+		if (only && strcmp(only, name))
+			continue;
+		/* After hub_connect_all a failed server keeps its error: asking
+		 * again would only start it a second time. */
+		hub_info(h, name, &in);
+		if (!only && in.state == HUB_FAILED) {
+			cli_error("tools: %s", in.why);
+			rc = EXIT_UNREACHABLE;
+			continue;
+		}
+		tools = hub_tools(h, name, NULL, &e);
+		if (!tools) {
+			rc = cli_fail(&e);
+			continue;
+		}
+		emit(name, tools, arr);
+		json_decref(tools);
+	}
+	if (arr) {
+		char *text = json_dumps(arr, JSON_INDENT(2));
+
+		if (text)
+			puts(text);
+		free(text);
+		json_decref(arr);
+	}
+	/* Servers may take seconds to stop: show the answer first. */
+	fflush(stdout);
+	hub_free(h);
+	return rc;
 }

@@ -19,4 +19,46 @@
 #define BRIDGE_ENV_TOKEN "MCPFS_BRIDGE_TOKEN"
 #define MCPFS_BRIDGE_MAX_LINE (16u << 20)
 
+#include <jansson.h>
+#include <stddef.h>
+
+#include "../common/err.h"
+
+struct hub;
+struct ws;
+struct bridge;
+
+struct bridge_opts {
+	struct hub *hub;        /* borrowed; outlives the bridge */
+	const char *token;      /* copied; the secret every connection must present first */
+	const char *customer;   /* copied; hub_call_opts.customer, NULL: none */
+	const char *workspace;  /* copied; hub_call_opts.workspace, NULL: none */
+	const struct ws *ws;    /* borrowed; checkpoints go to its session log; NULL: refused */
+	const char *session;    /* copied; the session the checkpoints belong to */
+	double call_timeout_s;  /* per tools/call; <= 0: the server's configured timeout */
+	size_t max_result;      /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
+};
+
+/* Listen on @path (a stale socket there is replaced; mode 0600) and serve in
+ * threads of its own until bridge_free. NULL with @err. */
+struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct err *err);
+
+/* tools/call requests answered so far (results and errors). */
+size_t bridge_ncalls(struct bridge *b);
+
+/* A new array of the calls answered so far, in the order they finished:
+ * {"server", "tool", "duration_ms", "ok"}. NULL on allocation failure. */
+json_t *bridge_calls(struct bridge *b);
+
+/* Stop accepting, close every connection, wait for calls in flight, remove
+ * the socket. Idempotent; bridge_ncalls and bridge_calls stay valid. */
+void bridge_stop(struct bridge *b);
+
+/* bridge_stop, then free. Accepts NULL. */
+void bridge_free(struct bridge *b);
+
+/* Fill @out (at least 33 bytes) with a new random token of 32 hex digits.
+ * Returns 0 or -errno. */
+int bridge_token_new(char *out, size_t n);
+
 #endif

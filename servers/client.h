@@ -17,7 +17,7 @@ struct client;
  * transport thread. list_changed is consumed: it triggers on_tools_changed. */
 struct client_events {
 	void *ctx;
-	void (*on_tools_changed)(void *ctx);      /* the catalog must be re-listed */
+	void (*on_tools_changed)(void *ctx);	       /* the catalog must be re-listed */
 	void (*on_closed)(void *ctx, const char *why); /* the connection died */
 };
 

@@ -11,30 +11,34 @@
 enum server_transport {
 	TRANSPORT_STDIO,
 	TRANSPORT_HTTP, /* Streamable HTTP, falling back to legacy SSE as the spec says */
-	TRANSPORT_SSE,  /* legacy HTTP+SSE only */
+	TRANSPORT_SSE,	/* legacy HTTP+SSE only */
 };
 
 enum server_scope {
-	SCOPE_SHARED,   /* one instance for everybody */
-	SCOPE_CUSTOMER, /* one instance per customer; ${CUSTOMER}, ${WORKSPACE} expand per instance */
+	SCOPE_SHARED,	/* one instance for everybody */
+	SCOPE_CUSTOMER, /* one per customer: ${CUSTOMER}, ${WORKSPACE}, ${STATE} per instance */
 };
 
 struct server_config {
-	char *name;                  /* the config key, as written */
+	char *name; /* the config key, as written */
 	enum server_transport transport;
 	enum server_scope scope;
 	/* stdio */
 	char *command;
-	char **args;  size_t nargs;
-	char **env;   size_t nenv;   /* "KEY=VALUE", added to a minimal inherited environment */
-	char *cwd;                   /* NULL: inherit */
+	char **args;
+	size_t nargs;
+	char **env;
+	size_t nenv; /* "KEY=VALUE", added to a minimal inherited environment */
+	char *cwd;   /* NULL: inherit */
 	/* http, sse */
 	char *url;
-	char **headers; size_t nheaders; /* "Name: value" */
+	char **headers;
+	size_t nheaders; /* "Name: value" */
 	/* both */
-	char **roots; size_t nroots; /* file:// URIs answered to roots/list */
-	double timeout_s;            /* per call; 0 means the default (60 s) */
-	double connect_timeout_s;    /* start + initialize; 0 means the default (30 s) */
+	char **roots;
+	size_t nroots;		  /* file:// URIs answered to roots/list */
+	double timeout_s;	  /* per call; 0 means the default (60 s) */
+	double connect_timeout_s; /* start + initialize; 0 means the default (30 s) */
 };
 
 struct config {
@@ -61,6 +65,14 @@ const struct server_config *config_find(const struct config *cfg, const char *na
  * args, env and cwd; for customer-scoped servers. Free with server_config_free. */
 struct server_config *server_config_instantiate(const struct server_config *sc,
 						const char *customer, const char *workspace);
+/* As server_config_instantiate, with ${STATE} expanded to @state too (the
+ * two-argument form derives it as <dir of @workspace>/state, the layout of
+ * workspaces/workspace.h). NULL arguments leave their variable as written. */
+struct server_config *server_config_instantiate_state(const struct server_config *sc,
+						      const char *customer, const char *workspace,
+						      const char *state);
+/* A new deep copy of @sc. Free with server_config_free. */
+struct server_config *server_config_dup(const struct server_config *sc);
 void server_config_free(struct server_config *sc);
 
 /* The embedded default config text (servers/default.json), with

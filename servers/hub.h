@@ -15,30 +15,32 @@
 struct hub;
 
 enum hub_state {
-	HUB_IDLE,     /* not started yet */
+	HUB_IDLE, /* not started yet */
 	HUB_STARTING,
 	HUB_READY,
-	HUB_FAILED,   /* last start or connection failed; why in hub_server_info.why */
+	HUB_FAILED, /* last start or connection failed; why in hub_server_info.why */
 };
 
 struct hub_opts {
-	const char *state_dir;    /* <root>: logs in <root>/logs, catalog cache in <root>/cache */
-	double cache_max_age_s;   /* a cached catalog younger than this is used without
-				     starting the server; <0: never use the cache */
+	const char *state_dir;	/* <root>: logs in <root>/logs, catalog cache in <root>/cache */
+	double cache_max_age_s; /* a cached catalog younger than this is used without
+				   starting the server; <0: never use the cache */
 	/* Called (from a hub thread, never while a hub lock is held) after a
 	 * server's catalog changed; the consumer re-reads it. */
 	void (*on_catalog_changed)(void *ctx, const char *server, uint64_t generation);
 	void *ctx;
+	/* A customer instance unused this long is stopped; 0: 300 s. */
+	double idle_timeout_s;
 };
 
 struct hub_server_info {
-	const char *name;        /* borrowed from the config */
+	const char *name; /* borrowed from the config */
 	enum hub_state state;
-	uint64_t generation;     /* bumps on every catalog change; 0 before the first */
+	uint64_t generation; /* bumps on every catalog change; 0 before the first */
 	size_t ntools;
-	char why[512];           /* for HUB_FAILED: one line, plus the log's last lines in log_tail */
+	char why[512]; /* for HUB_FAILED: one line, plus the log's last lines in log_tail */
 	char log_tail[2048];
-	const char *log_path;    /* borrowed */
+	const char *log_path; /* borrowed */
 };
 
 /* @cfg is borrowed and must outlive the hub. */
@@ -59,9 +61,9 @@ void hub_connect_all(struct hub *h, double timeout_s);
 json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err);
 
 struct hub_call_opts {
-	double timeout_s;            /* <= 0: the server's configured timeout */
-	const char *customer;        /* for SCOPE_CUSTOMER servers: whose instance; else NULL */
-	const char *workspace;       /* that customer's workspace folder (${WORKSPACE}) */
+	double timeout_s;	     /* <= 0: the server's configured timeout */
+	const char *customer;	     /* for SCOPE_CUSTOMER servers: whose instance; else NULL */
+	const char *workspace;	     /* that customer's workspace folder (${WORKSPACE}) */
 	client_progress_fn progress; /* NULL: none */
 	void *progress_ctx;
 };

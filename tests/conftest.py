@@ -78,12 +78,40 @@ class Mcpfs:
         return json.loads(p.stdout)
 
 
+def mounts_under(path: Path) -> list:
+    """Mount points at or below `path`, deepest first."""
+    prefix = str(path)
+    found = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            mnt = line.split()[4].replace("\\040", " ")
+            if mnt == prefix or mnt.startswith(prefix + "/"):
+                found.append(mnt)
+    return sorted(found, key=len, reverse=True)
+
+
+def unmount_all_under(path: Path) -> list:
+    """Unmount whatever a test left mounted below `path` (FUSE trees,
+    workspace images); returns what was found so a test can assert on it."""
+    left = mounts_under(path)
+    for mnt in left:
+        if subprocess.run(["fusermount3", "-uz", mnt], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "-l", mnt], capture_output=True)
+    return left
+
+
 @pytest.fixture(params=list(BUILDS))
 def mcpfs(request, tmp_path):
     binary = BUILDS[request.param]
     if not binary.exists():
         pytest.fail(f"{binary} is not built: run 'make all' (and 'make SANITIZER=1 all')")
-    return Mcpfs(binary, request.param, tmp_path)
+    m = Mcpfs(binary, request.param, tmp_path)
+    yield m
+    # Workspace images are loop-mounted; release them the way a user would,
+    # then sweep anything still mounted below this test's folder.
+    subprocess.run(m.cmd("workspace", "umount", "--all"), capture_output=True, env=m.env,
+                   timeout=60)
+    unmount_all_under(tmp_path)
 
 
 def node22() -> str:

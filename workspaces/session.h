@@ -7,6 +7,7 @@
 #define MCPFS_WORKSPACES_SESSION_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "../common/err.h"
 #include "workspace.h"
@@ -25,5 +26,22 @@ json_t *session_checkpoint_get(const struct ws *ws, const char *session_id, stru
  * timestamp is added here). Returns 0 or -1 with @err. */
 int session_checkpoint_set(const struct ws *ws, const char *session_id, json_t *checkpoint,
 			   struct err *err);
+
+/* A new collision-free session id (UTC time plus 64 random bits), e.g.
+ * "20261122T080102Z-9f86d081884c7d65", into @out (at least WS_ID_MAX + 1).
+ * Returns 0 or -errno. */
+int session_id_new(char *out, size_t n);
+
+/* The whole log: a new reference, or NULL with @err (EXIT_USAGE when the
+ * session does not exist). */
+json_t *session_load(const struct ws *ws, const char *session_id, struct err *err);
+
+/* Every session of the customer, newest first: a new array of
+ * {session_id, started_at, ended_at, tasks (count), updated_at}, or NULL. */
+json_t *session_list(const struct ws *ws, struct err *err);
+
+/* Set ended_at; later appends to the session are refused. Ending an ended
+ * session is a no-op. Returns 0 or -1 with @err. */
+int session_end(const struct ws *ws, const char *session_id, struct err *err);
 
 #endif

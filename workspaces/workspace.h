@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "../common/err.h"
 
@@ -15,11 +16,11 @@
 
 struct ws {
 	char customer[WS_ID_MAX + 1];
-	char dir[PATH_MAX];       /* <root>/workspaces/<customer> */
+	char dir[PATH_MAX];	  /* <root>/workspaces/<customer> */
 	char workspace[PATH_MAX]; /* dir/workspace */
-	char skills[PATH_MAX];    /* dir/skills */
+	char skills[PATH_MAX];	  /* dir/skills */
 	char sessions[PATH_MAX];  /* dir/sessions */
-	char state[PATH_MAX];     /* dir/state */
+	char state[PATH_MAX];	  /* dir/state */
 };
 
 /* A customer or session id: [A-Za-z0-9][A-Za-z0-9._-]{0,63}, not "." or "..".
@@ -27,8 +28,18 @@ struct ws {
 bool ws_id_valid(const char *id, const char *what, struct err *err);
 
 /* Fill @out with the customer's paths; with @create, make the folders
- * (idempotent). Refuses invalid ids and folders that are symlinks. Returns 0
- * or -1 with @err. */
+ * (idempotent). Refuses invalid ids and folders that are symlinks. When the
+ * customer's quota is backed by an ext4 image (workspaces/quota.h), makes
+ * sure it is mounted at workspace/. Returns 0 or -1 with @err. */
 int ws_open(const char *root, const char *customer, bool create, struct ws *out, struct err *err);
+
+/* Make workspace/ and skills/ (recursively, never following symlinks) owned
+ * by the host @uid/@gid the jail maps its code to, so the code can write
+ * there. Returns 0 or -1 with @err. */
+int ws_chown(const struct ws *ws, uid_t uid, gid_t gid, struct err *err);
+
+/* The operator-installed skills shared read-only by every customer:
+ * <root>/skills-shared (created if missing). Returns 0 or -1 with @err. */
+int ws_skills_shared(const char *root, char *out, size_t n, struct err *err);
 
 #endif

@@ -1,0 +1,579 @@
+/* Python: a tool's types as TypedDicts and aliases, and its function. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names_i.h"
+#include "templates_i.h"
+#include "text_i.h"
+#include "tool_i.h"
+
+#define SNIPPET_MAX 400
+
+static bool lit_is_literal(json_t *v)
+{
+	return json_is_string(v) || json_is_integer(v) || json_is_boolean(v);
+}
+
+static int py_literal_value(struct buf *b, json_t *v)
+{
+	if (json_is_string(v))
+		return cg_py_str(b, json_string_value(v));
+	if (json_is_integer(v))
+		return buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	return buf_puts(b, json_is_true(v) ? "True" : "False");
+}
+
+static int py_type(struct buf *b, const struct cg_type *t);
+
+/* A literal that Literal[] cannot hold, as its base type. */
+static int py_lit_base(struct buf *b, json_t *v)
+{
+	if (json_is_null(v))
+		return buf_puts(b, "None");
+	if (json_is_real(v))
+		return buf_puts(b, "float");
+	if (json_is_object(v))
+		return buf_puts(b, "dict[str, _t.Any]");
+	return buf_puts(b, "list[_t.Any]");
+}
+
+static int py_union(struct buf *b, struct cg_type *const *elems, size_t n, const struct cg_type *rest)
+{
+	bool first = true, lit_open = false;
+	size_t i;
+	int rc = 0;
+
+	/* Literal members together first: Literal["a", "b"] | int. */
+	for (i = 0; !rc && i < n; i++) {
+		if (elems[i]->kind != CG_T_LIT || !lit_is_literal(elems[i]->lit))
+			continue;
+		rc = buf_puts(b, lit_open ? ", " : "_t.Literal[");
+		lit_open = true;
+		if (!rc)
+			rc = py_literal_value(b, elems[i]->lit);
+	}
+	if (lit_open) {
+		first = false;
+		if (!rc)
+			rc = buf_putc(b, ']');
+	}
+	for (i = 0; !rc && i < n; i++) {
+		if (elems[i]->kind == CG_T_LIT && lit_is_literal(elems[i]->lit))
+			continue;
+		if (!first)
+			rc = buf_puts(b, " | ");
+		first = false;
+		if (!rc)
+			rc = py_type(b, elems[i]);
+	}
+	if (!rc && rest) {
+		if (!first)
+			rc = buf_puts(b, " | ");
+		first = false;
+		if (!rc)
+			rc = py_type(b, rest);
+	}
+	if (!rc && first)
+		rc = buf_puts(b, "_t.Any");
+	return rc;
+}
+
+static int py_type(struct buf *b, const struct cg_type *t)
+{
+	int rc;
+
+	switch (t->kind) {
+	case CG_T_ANY:
+		return buf_puts(b, "_t.Any");
+	case CG_T_NEVER:
+		return buf_puts(b, "_t.NoReturn");
+	case CG_T_NULL:
+		return buf_puts(b, "None");
+	case CG_T_BOOL:
+		return buf_puts(b, "bool");
+	case CG_T_INT:
+		return buf_puts(b, "int");
+	case CG_T_NUM:
+		return buf_puts(b, "float");
+	case CG_T_STR:
+		return buf_puts(b, "str");
+	case CG_T_LIT:
+		if (!lit_is_literal(t->lit))
+			return py_lit_base(b, t->lit);
+		rc = buf_puts(b, "_t.Literal[");
+		if (!rc)
+			rc = py_literal_value(b, t->lit);
+		return rc ? rc : buf_putc(b, ']');
+	case CG_T_ARRAY:
+		rc = buf_puts(b, "list[");
+		if (!rc)
+			rc = py_type(b, t->item);
+		return rc ? rc : buf_putc(b, ']');
+	case CG_T_TUPLE:
+		/* JSON arrays arrive as lists: a list of the element types. */
+		rc = buf_puts(b, "list[");
+		if (!rc)
+			rc = py_union(b, t->elems, t->nelems, t->item);
+		return rc ? rc : buf_putc(b, ']');
+	case CG_T_MAP:
+		rc = buf_puts(b, "dict[str, ");
+		if (!rc)
+			rc = py_type(b, t->item);
+		return rc ? rc : buf_putc(b, ']');
+	case CG_T_UNION:
+		return py_union(b, t->elems, t->nelems, NULL);
+	case CG_T_OBJECT:
+	case CG_T_REF:
+		return buf_puts(b, t->name);
+	}
+	return -EINVAL;
+}
+
+static bool type_has_none(const struct cg_type *t)
+{
+	size_t i;
+
+	if (t->kind == CG_T_NULL || t->kind == CG_T_ANY ||
+	    (t->kind == CG_T_LIT && json_is_null(t->lit)))
+		return true;
+	if (t->kind == CG_T_UNION)
+		for (i = 0; i < t->nelems; i++)
+			if (type_has_none(t->elems[i]))
+				return true;
+	return false;
+}
+
+/* Can @key be a field of a class-syntax TypedDict? Keywords, non-identifiers
+ * and names our annotations use (a field named `str` would shadow the type)
+ * need the functional syntax. */
+static bool class_key_ok(const struct cg_schema *s, const char *key)
+{
+	static const char *const used[] = {"int", "float", "str", "bool", "list", "dict", "None"};
+	size_t i;
+
+	if (!cg_ascii_ident(key) || key[0] == '_' || cg_py_keyword(key))
+		return false;
+	for (i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+		if (!strcmp(key, used[i]))
+			return false;
+	for (i = 0; i < s->ndecls; i++)
+		if (!strcmp(key, s->decls[i].name))
+			return false;
+	return true;
+}
+
+static int py_field_type(struct buf *b, const struct cg_prop *p)
+{
+	int rc;
+
+	if (!p->required)
+		return py_type(b, p->type);
+	rc = buf_puts(b, "_t.Required[");
+	if (!rc)
+		rc = py_type(b, p->type);
+	return rc ? rc : buf_putc(b, ']');
+}
+
+static int py_decl_object(struct buf *b, const struct cg_schema *s, const struct cg_type *t)
+{
+	struct buf expr;
+	bool class_form = true;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < t->nprops && class_form; i++)
+		class_form = class_key_ok(s, t->props[i].key);
+	if (class_form) {
+		rc = buf_printf(b, "\n\nclass %s(_t.TypedDict, total=False):\n", t->name);
+		if (!rc && t->description && *t->description) {
+			rc = buf_puts(b, "    \"\"\"");
+			if (!rc)
+				rc = cg_py_doc(b, t->description, "    ");
+			if (!rc)
+				rc = buf_puts(b, "\n    \"\"\"\n\n");
+		}
+		for (i = 0; !rc && i < t->nprops; i++) {
+			rc = buf_printf(b, "    %s: ", t->props[i].key);
+			if (!rc)
+				rc = py_field_type(b, &t->props[i]);
+			if (!rc)
+				rc = buf_putc(b, '\n');
+		}
+		return rc;
+	}
+	/* Functional syntax: any key works; the types are strings so that the
+	 * module never evaluates a name before it is defined. */
+	buf_init(&expr, CG_PIECE_MAX);
+	rc = buf_printf(b, "\n\n%s = _t.TypedDict(\"%s\", {\n", t->name, t->name);
+	for (i = 0; !rc && i < t->nprops; i++) {
+		buf_reset(&expr);
+		rc = buf_puts(b, "    ");
+		if (!rc)
+			rc = cg_py_str(b, t->props[i].key);
+		if (!rc)
+			rc = buf_puts(b, ": ");
+		if (!rc)
+			rc = py_field_type(&expr, &t->props[i]);
+		if (!rc)
+			rc = cg_py_str(b, expr.data ? expr.data : "");
+		if (!rc)
+			rc = buf_puts(b, ",\n");
+	}
+	if (!rc)
+		rc = buf_puts(b, "}, total=False)\n");
+	buf_free(&expr);
+	return rc;
+}
+
+static int py_decls(struct buf *b, const struct cg_schema *s)
+{
+	struct buf expr;
+	size_t i;
+	int rc = 0;
+
+	buf_init(&expr, CG_PIECE_MAX);
+	for (i = 0; !rc && i < s->ndecls; i++) {
+		const struct cg_decl *d = &s->decls[i];
+
+		if (d->type->kind == CG_T_OBJECT && d->type->name == d->name) {
+			rc = py_decl_object(b, s, d->type);
+			continue;
+		}
+		buf_reset(&expr);
+		rc = py_type(&expr, d->type);
+		if (!rc)
+			rc = buf_printf(b, "\n\n%s: _t.TypeAlias = ", d->name);
+		if (!rc)
+			rc = cg_py_str(b, expr.data ? expr.data : "");
+		if (!rc)
+			rc = buf_putc(b, '\n');
+	}
+	buf_free(&expr);
+	return rc;
+}
+
+/* Python parameter names for the input's properties: the property name when
+ * it is a usable identifier, else a sanitized one, unique either way. */
+static char **param_idents(const struct cg_type *obj)
+{
+	char base[CG_IDENT_BUF], cand[CG_IDENT_BUF + 24];
+	char **ids = calloc(obj->nprops ? obj->nprops : 1, sizeof(*ids));
+	size_t i, j, k;
+	int pass;
+
+	if (!ids)
+		return NULL;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < obj->nprops; i++) {
+			const char *key = obj->props[i].key;
+			bool keep = cg_ascii_ident(key) && key[0] != '_' && !cg_py_keyword(key) &&
+				    strlen(key) <= CG_IDENT_MAX;
+
+			if (keep != (pass == 0))
+				continue;
+			if (keep)
+				snprintf(base, sizeof(base), "%s", key);
+			else
+				cg_ident_base(key, "arg", base);
+			snprintf(cand, sizeof(cand), "%s", base);
+			for (k = 2;; k++) {
+				for (j = 0; j < obj->nprops; j++)
+					if (ids[j] && !strcmp(ids[j], cand))
+						break;
+				if (j == obj->nprops)
+					break;
+				snprintf(cand, sizeof(cand), "%s_%zu", base, k);
+			}
+			ids[i] = strdup(cand);
+			if (!ids[i])
+				goto out_free;
+		}
+	}
+	return ids;
+out_free:
+	for (i = 0; i < obj->nprops; i++)
+		free(ids[i]);
+	free(ids);
+	return NULL;
+}
+
+/* The schema's default as a Python literal, when it fits the type exactly. */
+static bool default_fits(const struct cg_type *t, json_t *def)
+{
+	size_t i;
+
+	if (!def || !(json_is_string(def) || json_is_number(def) || json_is_boolean(def)))
+		return false;
+	switch (t->kind) {
+	case CG_T_STR:
+		return json_is_string(def);
+	case CG_T_INT:
+		return json_is_integer(def);
+	case CG_T_NUM:
+		return json_is_number(def);
+	case CG_T_BOOL:
+		return json_is_boolean(def);
+	case CG_T_LIT:
+		return lit_is_literal(t->lit) && json_equal(t->lit, def);
+	case CG_T_UNION:
+		for (i = 0; i < t->nelems; i++)
+			if (default_fits(t->elems[i], def))
+				return true;
+		return false;
+	case CG_T_ANY:
+	case CG_T_NEVER:
+	case CG_T_NULL:
+	case CG_T_ARRAY:
+	case CG_T_TUPLE:
+	case CG_T_MAP:
+	case CG_T_OBJECT:
+	case CG_T_REF:
+		return false;
+	}
+	return false;
+}
+
+static int py_default(struct buf *b, json_t *def)
+{
+	if (json_is_real(def))
+		return buf_printf(b, "%.17g", json_real_value(def));
+	return py_literal_value(b, def);
+}
+
+struct py_parts {
+	struct buf params, body, doc, types, ret;
+};
+
+static int param_doc(struct buf *doc, const struct cg_prop *p, const char *ident)
+{
+	json_t *def = json_object_get(p->schema, "default");
+	const char *fmt = json_string_value(json_object_get(p->schema, "format"));
+	int rc;
+
+	rc = buf_printf(doc, "\n        %s:", ident);
+	if (!rc && p->description && *p->description) {
+		rc = buf_putc(doc, ' ');
+		if (!rc)
+			rc = cg_py_doc(doc, p->description, "            ");
+	}
+	if (!rc && strcmp(ident, p->key)) {
+		rc = buf_puts(doc, " (MCP name ");
+		if (!rc)
+			rc = cg_py_str(doc, p->key);
+		if (!rc)
+			rc = buf_putc(doc, ')');
+	}
+	if (!rc && fmt) {
+		rc = buf_puts(doc, " Format: ");
+		if (!rc)
+			rc = cg_py_doc(doc, fmt, "            ");
+		if (!rc)
+			rc = buf_putc(doc, '.');
+	}
+	if (!rc && def) {
+		rc = buf_puts(doc, " Default: ");
+		if (!rc)
+			rc = cg_schema_snippet(doc, def, SNIPPET_MAX);
+		if (!rc)
+			rc = buf_putc(doc, '.');
+	}
+	if (!rc && p->type->kind == CG_T_ANY && json_is_object(p->schema) &&
+	    json_object_size(p->schema) > (p->description ? 1u : 0u)) {
+		struct buf snip;
+
+		buf_init(&snip, CG_PIECE_MAX);
+		rc = cg_schema_snippet(&snip, p->schema, SNIPPET_MAX);
+		if (!rc)
+			rc = buf_puts(doc, " JSON Schema: ");
+		if (!rc)
+			rc = cg_py_doc(doc, snip.data ? snip.data : "", "            ");
+		buf_free(&snip);
+	}
+	return rc;
+}
+
+static int py_params(struct py_parts *pp, const struct cg_tool_types *tt)
+{
+	const struct cg_type *obj = tt->input_obj;
+	char **ids = NULL;
+	size_t i, n = 0;
+	int pass, rc = 0;
+
+	rc = buf_puts(&pp->body, "    _args: dict[str, _t.Any] = {}\n");
+	if (obj) {
+		ids = param_idents(obj);
+		if (!ids)
+			return -ENOMEM;
+		/* Required parameters first, then the optional ones. */
+		for (pass = 0; !rc && pass < 2; pass++) {
+			for (i = 0; !rc && i < obj->nprops; i++) {
+				const struct cg_prop *p = &obj->props[i];
+				json_t *def = json_object_get(p->schema, "default");
+				bool fits = default_fits(p->type, def);
+
+				if (p->required != (pass == 0))
+					continue;
+				rc = buf_puts(&pp->params, n++ ? ", " : "*, ");
+				if (!rc)
+					rc = buf_printf(&pp->params, "%s: ", ids[i]);
+				if (!rc)
+					rc = py_type(&pp->params, p->type);
+				if (!rc && !p->required && !fits && !type_has_none(p->type))
+					rc = buf_puts(&pp->params, " | None");
+				if (!rc && !p->required) {
+					rc = buf_puts(&pp->params, " = ");
+					if (!rc)
+						rc = fits ? py_default(&pp->params, def)
+							  : buf_puts(&pp->params, "None");
+				}
+				if (!rc && !p->required && !fits)
+					rc = buf_printf(&pp->body, "    if %s is not None:\n    ",
+							ids[i]);
+				if (!rc)
+					rc = buf_puts(&pp->body, "    _args[");
+				if (!rc)
+					rc = cg_py_str(&pp->body, p->key);
+				if (!rc)
+					rc = buf_printf(&pp->body, "] = %s\n", ids[i]);
+				if (!rc)
+					rc = param_doc(&pp->doc, p, ids[i]);
+			}
+		}
+		for (i = 0; i < obj->nprops; i++)
+			free(ids[i]);
+		free(ids);
+	}
+	if (!rc && (!obj || obj->extra)) {
+		/* Keys the schema leaves open (or an input that is no object). */
+		const struct cg_type *extra = obj ? obj->extra : NULL;
+
+		if (!extra && tt->input)
+			extra = cg_schema_deref(&tt->schema, tt->input);
+		if (extra && extra->kind == CG_T_MAP)
+			extra = extra->item;
+		rc = buf_puts(&pp->params, n++ ? ", **_extra: " : "**_extra: ");
+		if (!rc)
+			rc = extra && extra->kind != CG_T_OBJECT ? py_type(&pp->params, extra)
+								 : buf_puts(&pp->params, "_t.Any");
+		if (!rc)
+			rc = buf_puts(&pp->body, "    _args.update(_extra)\n");
+		if (!rc)
+			rc = buf_puts(&pp->doc, "\n        **_extra: other arguments, sent as given.");
+	}
+	return rc;
+}
+
+int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
+{
+	const char *title = cg_tool_title(in->tool);
+	const char *desc = cg_tool_description(in->tool);
+	struct cg_tool_types tt;
+	struct py_parts pp;
+	struct buf summary;
+	int rc;
+
+	buf_init(&pp.params, CG_PIECE_MAX);
+	buf_init(&pp.body, CG_PIECE_MAX);
+	buf_init(&pp.doc, CG_PIECE_MAX);
+	buf_init(&pp.types, CG_PIECE_MAX);
+	buf_init(&pp.ret, CG_PIECE_MAX);
+	buf_init(&summary, CG_PIECE_MAX);
+	rc = cg_tool_types_build(in, &tt);
+	if (rc)
+		goto out_free;
+
+	/* Module docstring: where the tool comes from, in one place. */
+	rc = buf_printf(&summary, "%s: ", in->ident);
+	if (!rc)
+		rc = cg_py_doc(&summary, title ? title : in->name, "");
+	if (!rc)
+		rc = buf_puts(&summary, "\n\nMCP tool ");
+	if (!rc)
+		rc = cg_py_str(&summary, in->name);
+	if (!rc)
+		rc = buf_puts(&summary, " of server ");
+	if (!rc)
+		rc = cg_py_str(&summary, in->server_name);
+	if (!rc)
+		rc = buf_printf(&summary, "; its definition is in %s.json.\n", in->ident);
+
+	/* Function docstring: description, Args, Returns, Raises. */
+	if (!rc && title) {
+		rc = cg_py_doc(&pp.doc, title, "    ");
+		if (!rc)
+			rc = buf_puts(&pp.doc, *desc ? "\n\n    " : "");
+	}
+	if (!rc)
+		rc = cg_py_doc(&pp.doc, *desc || title ? desc : in->name, "    ");
+	if (!rc)
+		rc = buf_puts(&pp.doc, "\n\n    Args:");
+	if (!rc)
+		rc = py_params(&pp, &tt);
+	if (!rc && (!tt.input_obj || !tt.input_obj->nprops) && !pp.params.len)
+		rc = buf_puts(&pp.doc, "\n        (none)");
+
+	if (!rc && tt.output)
+		rc = py_type(&pp.ret, tt.output);
+	else if (!rc)
+		rc = buf_puts(&pp.ret, "_t.Any");
+	if (!rc)
+		rc = buf_puts(&pp.doc, "\n\n    Returns:\n        ");
+	if (!rc && tt.output) {
+		rc = buf_puts(&pp.doc, "The tool's structuredContent, typed as its outputSchema says.");
+	} else if (!rc) {
+		rc = buf_puts(&pp.doc,
+			      "The result's content: one text item as its text (a JSON object or\n"
+			      "        array in it parsed), several items as a list, images, audio and\n"
+			      "        resources as their MCP content dicts (root README.md, \"Results\").");
+	}
+	if (!rc)
+		rc = buf_puts(&pp.doc, "\n\n    Raises:\n        McpToolError: the tool reported an "
+				       "error (isError); its content is on the exception.");
+	if (!rc)
+		rc = py_decls(&pp.types, &tt.schema);
+
+	/* The call itself. */
+	if (!rc)
+		rc = buf_puts(&pp.body, tt.output && tt.output->kind != CG_T_ANY
+						? "    return _t.cast("
+						: "    return (");
+	if (!rc && tt.output && tt.output->kind != CG_T_ANY) {
+		rc = cg_py_str(&pp.body, pp.ret.data);
+		if (!rc)
+			rc = buf_puts(&pp.body, ", ");
+	}
+	if (!rc)
+		rc = buf_puts(&pp.body, "_rt.call_tool(");
+	if (!rc)
+		rc = cg_py_str(&pp.body, in->server_name);
+	if (!rc)
+		rc = buf_puts(&pp.body, ", ");
+	if (!rc)
+		rc = cg_py_str(&pp.body, in->name);
+	if (!rc)
+		rc = buf_puts(&pp.body, ", _args))\n");
+	if (!rc) {
+		const struct cg_kv kv[] = {
+			{"summary", summary.data, summary.len},
+			{"types", pp.types.data, pp.types.len},
+			{"ident", in->ident, strlen(in->ident)},
+			{"params", pp.params.data, pp.params.len},
+			{"returns", pp.ret.data, pp.ret.len},
+			{"doc", pp.doc.data, pp.doc.len},
+			{"body", pp.body.data, pp.body.len},
+		};
+
+		rc = cg_tmpl_fill(in->t, "tool.py.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);
+	}
+out_free:
+	cg_tool_types_free(&tt);
+	buf_free(&pp.params);
+	buf_free(&pp.body);
+	buf_free(&pp.doc);
+	buf_free(&pp.types);
+	buf_free(&pp.ret);
+	buf_free(&summary);
+	return rc;
+}

@@ -1,0 +1,435 @@
+/* One server's folder: README.md, the package indexes and three files per
+ * tool, each rendered on demand. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "names_i.h"
+#include "root_i.h"
+#include "templates_i.h"
+#include "text_i.h"
+#include "tool_i.h"
+
+#define README_MAX (64u << 20)
+#define SUMMARY_MAX 160
+
+struct cg_tool {
+	const char *name; /* borrowed from json */
+	char *ident;      /* owned */
+	json_t *json;     /* owned deep copy */
+};
+
+struct cg_server {
+	char *name;  /* owned, as configured */
+	char *ident; /* owned */
+	unsigned langs;
+	const struct cg_templates *t; /* borrowed */
+	struct cg_tool *tools;        /* owned, in catalog order */
+	size_t ntools;
+	struct cg_tool **by_ident;    /* owned array of borrowed tools, sorted by ident */
+	struct cg_entry *entries;     /* owned; names owned (entry_names) */
+	char **entry_names;
+	size_t nentries;
+	char *status; /* owned; non-NULL: the catalog could not be had */
+	char *detail; /* owned or NULL */
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct cg_entry *)a)->name, ((const struct cg_entry *)b)->name);
+}
+
+static int add_entry(struct cg_server *s, const char *name, const char *ext)
+{
+	size_t len = strlen(name) + strlen(ext) + 1;
+	char *p = malloc(len);
+
+	if (!p)
+		return -ENOMEM;
+	snprintf(p, len, "%s%s", name, ext);
+	s->entry_names[s->nentries] = p;
+	s->entries[s->nentries].name = p;
+	s->entries[s->nentries].is_dir = false;
+	s->nentries++;
+	return 0;
+}
+
+static int cmp_by_ident(const void *a, const void *b)
+{
+	return strcmp((*(struct cg_tool *const *)a)->ident, (*(struct cg_tool *const *)b)->ident);
+}
+
+static int build_tools(struct cg_server *s, json_t *tools)
+{
+	const char **names;
+	char **idents;
+	size_t i, n = 0, total = json_array_size(tools);
+	json_t *v;
+	int rc = -ENOMEM;
+
+	s->tools = calloc(total ? total : 1, sizeof(*s->tools));
+	names = calloc(total ? total : 1, sizeof(*names));
+	idents = calloc(total ? total : 1, sizeof(*idents));
+	if (!s->tools || !names || !idents)
+		goto out_free;
+	/* A tool without a name cannot be called: it gets no files. */
+	json_array_foreach(tools, i, v) {
+		if (!json_is_string(json_object_get(v, "name")))
+			continue;
+		s->tools[n].json = json_deep_copy(v);
+		if (!s->tools[n].json)
+			goto out_free;
+		s->tools[n].name = json_string_value(json_object_get(s->tools[n].json, "name"));
+		names[n] = s->tools[n].name;
+		s->ntools = ++n;
+	}
+	if (cg_idents_assign(names, n, "tool", idents))
+		goto out_free;
+	for (i = 0; i < n; i++)
+		s->tools[i].ident = idents[i];
+	s->by_ident = calloc(n ? n : 1, sizeof(*s->by_ident));
+	if (!s->by_ident)
+		goto out_free;
+	for (i = 0; i < n; i++)
+		s->by_ident[i] = &s->tools[i];
+	qsort(s->by_ident, n, sizeof(*s->by_ident), cmp_by_ident);
+	rc = 0;
+out_free:
+	free(names);
+	free(idents);
+	return rc;
+}
+
+struct cg_server *cg_server_new(const struct cg_root *r, size_t server_index, json_t *tools,
+				const char *status, const char *detail)
+{
+	struct cg_server *s;
+	size_t i, cap;
+
+	if (server_index >= r->n)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->langs = r->langs;
+	s->t = r->t;
+	s->name = strdup(r->names[server_index]);
+	s->ident = strdup(r->idents[server_index]);
+	if (!s->name || !s->ident)
+		goto out_free;
+	if (!json_is_array(tools)) {
+		s->status = strdup(status && *status ? status : "the catalog could not be had");
+		if (!s->status || (detail && !(s->detail = strdup(detail))))
+			goto out_free;
+	} else if (build_tools(s, tools)) {
+		goto out_free;
+	}
+	cap = 3 + 3 * s->ntools;
+	s->entries = calloc(cap, sizeof(*s->entries));
+	s->entry_names = calloc(cap, sizeof(*s->entry_names));
+	if (!s->entries || !s->entry_names)
+		goto out_free;
+	if (add_entry(s, "README.md", ""))
+		goto out_free;
+	if (!s->status) {
+		if ((s->langs & CG_LANG_PY) && add_entry(s, "__init__.py", ""))
+			goto out_free;
+		if ((s->langs & CG_LANG_TS) && add_entry(s, "index.ts", ""))
+			goto out_free;
+		for (i = 0; i < s->ntools; i++) {
+			if ((s->langs & CG_LANG_PY) && add_entry(s, s->tools[i].ident, ".py"))
+				goto out_free;
+			if ((s->langs & CG_LANG_TS) && add_entry(s, s->tools[i].ident, ".ts"))
+				goto out_free;
+			if (add_entry(s, s->tools[i].ident, ".json"))
+				goto out_free;
+		}
+	}
+	qsort(s->entries, s->nentries, sizeof(*s->entries), cmp_entry);
+	return s;
+out_free:
+	cg_server_free(s);
+	return NULL;
+}
+
+void cg_server_free(struct cg_server *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; s->tools && i < s->ntools; i++) {
+		free(s->tools[i].ident);
+		json_decref(s->tools[i].json);
+	}
+	for (i = 0; i < s->nentries; i++)
+		free(s->entry_names[i]);
+	free(s->tools);
+	free(s->by_ident);
+	free(s->entries);
+	free(s->entry_names);
+	free(s->name);
+	free(s->ident);
+	free(s->status);
+	free(s->detail);
+	free(s);
+}
+
+int cg_server_list(const struct cg_server *s, const struct cg_entry **out, size_t *n)
+{
+	*out = s->entries;
+	*n = s->nentries;
+	return 0;
+}
+
+static const struct cg_tool *find_tool(const struct cg_server *s, const char *ident, size_t len)
+{
+	size_t lo = 0, hi = s->ntools, mid;
+	const char *id;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		id = s->by_ident[mid]->ident;
+		c = strncmp(id, ident, len);
+		if (!c && id[len])
+			c = 1;
+		if (!c)
+			return s->by_ident[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const char *cg_server_tool_name(const struct cg_server *s, const char *ident)
+{
+	const struct cg_tool *t = find_tool(s, ident, strlen(ident));
+
+	return t ? t->name : NULL;
+}
+
+static int readme_failed(const struct cg_server *s, struct buf *out)
+{
+	struct buf status, detail;
+	const char *p, *nl;
+	int rc;
+
+	buf_init(&status, README_MAX);
+	buf_init(&detail, README_MAX);
+	rc = cg_md_line(&status, s->status, 1000);
+	/* The log tail as an indented block: no fence it could close. */
+	for (p = s->detail; !rc && p && *p; p = nl ? nl + 1 : p + strlen(p)) {
+		struct buf line;
+
+		nl = strchr(p, '\n');
+		buf_init(&line, README_MAX);
+		rc = buf_append(&line, p, nl ? (size_t)(nl - p) : strlen(p));
+		if (!rc)
+			rc = buf_puts(&detail, "    ");
+		if (!rc)
+			rc = cg_md_line(&detail, line.data ? line.data : "", 400);
+		if (!rc)
+			rc = buf_putc(&detail, '\n');
+		buf_free(&line);
+	}
+	if (!rc) {
+		struct buf name;
+
+		buf_init(&name, README_MAX);
+		rc = cg_md_line(&name, s->name, 200);
+		if (!rc) {
+			const struct cg_kv kv[] = {
+				{"name", name.data, name.len},
+				{"ident", s->ident, strlen(s->ident)},
+				{"status", status.data, status.len},
+				{"detail", detail.data ? detail.data : "    (no log lines)\n",
+				 detail.data ? detail.len : strlen("    (no log lines)\n")},
+			};
+
+			rc = cg_tmpl_fill(s->t, "server_failed.md.tmpl", kv,
+					  sizeof(kv) / sizeof(kv[0]), out);
+		}
+		buf_free(&name);
+	}
+	buf_free(&status);
+	buf_free(&detail);
+	return rc;
+}
+
+static int readme(const struct cg_server *s, struct buf *out)
+{
+	struct buf list, name;
+	char count[32];
+	size_t i;
+	int rc = 0;
+
+	if (s->status)
+		return readme_failed(s, out);
+	buf_init(&list, README_MAX);
+	buf_init(&name, README_MAX);
+	for (i = 0; !rc && i < s->ntools; i++) {
+		const struct cg_tool *t = s->by_ident[i];
+		const char *title = cg_tool_title(t->json);
+		const char *desc = cg_tool_description(t->json);
+		struct buf sentence;
+
+		rc = buf_printf(&list, "- `%s`", t->ident);
+		if (!rc && strcmp(t->ident, t->name)) {
+			rc = buf_puts(&list, " (`");
+			if (!rc)
+				rc = cg_md_line(&list, t->name, 200);
+			if (!rc)
+				rc = buf_puts(&list, "`)");
+		}
+		if (!rc && title) {
+			rc = buf_puts(&list, " ");
+			if (!rc)
+				rc = cg_md_line(&list, title, 100);
+			if (!rc)
+				rc = buf_puts(&list, *desc ? ":" : "");
+		} else if (!rc && *desc) {
+			rc = buf_putc(&list, ':');
+		}
+		if (!rc && *desc) {
+			buf_init(&sentence, README_MAX);
+			rc = buf_append(&sentence, desc, cg_first_sentence(desc));
+			if (!rc)
+				rc = buf_putc(&list, ' ');
+			if (!rc)
+				rc = cg_md_line(&list, sentence.data ? sentence.data : "", SUMMARY_MAX);
+			buf_free(&sentence);
+		}
+		if (!rc)
+			rc = buf_putc(&list, '\n');
+	}
+	if (!rc && !s->ntools)
+		rc = buf_puts(&list, "(this server lists no tools)\n");
+	if (!rc)
+		rc = cg_md_line(&name, s->name, 200);
+	snprintf(count, sizeof(count), "%zu", s->ntools);
+	if (!rc) {
+		const struct cg_kv kv[] = {
+			{"name", name.data, name.len},
+			{"ident", s->ident, strlen(s->ident)},
+			{"count", count, strlen(count)},
+			{"tools", list.data, list.len},
+		};
+
+		rc = cg_tmpl_fill(s->t, "server.md.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);
+	}
+	buf_free(&list);
+	buf_free(&name);
+	return rc;
+}
+
+static int init_py(const struct cg_server *s, struct buf *out)
+{
+	struct buf imports, all, name;
+	size_t i;
+	int rc = 0;
+
+	buf_init(&imports, README_MAX);
+	buf_init(&all, README_MAX);
+	buf_init(&name, README_MAX);
+	for (i = 0; !rc && i < s->ntools; i++) {
+		const char *id = s->by_ident[i]->ident;
+
+		rc = buf_printf(&imports, "    from .%s import %s as %s\n", id, id, id);
+		if (!rc)
+			rc = buf_printf(&all, "    \"%s\",\n", id);
+	}
+	if (!rc && !s->ntools)
+		rc = buf_puts(&imports, "    pass\n");
+	if (!rc)
+		rc = cg_py_doc(&name, s->name, "");
+	if (!rc) {
+		const struct cg_kv kv[] = {
+			{"name", name.data, name.len},
+			{"imports", imports.data, imports.len},
+			{"all", all.data, all.len},
+		};
+
+		rc = cg_tmpl_fill(s->t, "server__init__.py.tmpl", kv, sizeof(kv) / sizeof(kv[0]),
+				  out);
+	}
+	buf_free(&imports);
+	buf_free(&all);
+	buf_free(&name);
+	return rc;
+}
+
+static int index_ts(const struct cg_server *s, struct buf *out)
+{
+	struct buf exports, text, doc;
+	size_t i;
+	int rc = 0;
+
+	buf_init(&exports, README_MAX);
+	buf_init(&text, README_MAX);
+	buf_init(&doc, README_MAX);
+	for (i = 0; !rc && i < s->ntools; i++) {
+		const char *id = s->by_ident[i]->ident;
+
+		rc = buf_printf(&exports, "export { %s } from \"./%s\";\n", id, id);
+	}
+	if (!rc)
+		rc = buf_printf(&text, "Tools of the MCP server %s: see README.md.", s->name);
+	if (!rc)
+		rc = cg_ts_doc(&doc, text.data, "");
+	if (!rc) {
+		const struct cg_kv kv[] = {
+			{"doc", doc.data, doc.len},
+			{"exports", exports.data, exports.len},
+		};
+
+		rc = cg_tmpl_fill(s->t, "index.ts.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);
+	}
+	buf_free(&exports);
+	buf_free(&text);
+	buf_free(&doc);
+	return rc;
+}
+
+static int tool_json(const struct cg_tool *t, struct buf *out)
+{
+	char *s = json_dumps(t->json, JSON_INDENT(2));
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	rc = buf_puts(out, s);
+	free(s);
+	return rc ? rc : buf_putc(out, '\n');
+}
+
+int cg_server_render(const struct cg_server *s, const char *name, struct buf *out)
+{
+	const char *dot = strrchr(name, '.');
+	const struct cg_tool *t;
+	struct cg_tool_in in;
+
+	if (!strcmp(name, "README.md"))
+		return readme(s, out);
+	if (s->status || !dot)
+		return -ENOENT;
+	if ((s->langs & CG_LANG_PY) && !strcmp(name, "__init__.py"))
+		return init_py(s, out);
+	if ((s->langs & CG_LANG_TS) && !strcmp(name, "index.ts"))
+		return index_ts(s, out);
+	t = find_tool(s, name, (size_t)(dot - name));
+	if (!t)
+		return -ENOENT;
+	in = (struct cg_tool_in){s->name, s->ident, t->name, t->ident, t->json, s->t};
+	if ((s->langs & CG_LANG_PY) && !strcmp(dot, ".py"))
+		return cg_render_tool_py(&in, out);
+	if ((s->langs & CG_LANG_TS) && !strcmp(dot, ".ts"))
+		return cg_render_tool_ts(&in, out);
+	if (!strcmp(dot, ".json"))
+		return tool_json(t, out);
+	return -ENOENT;
+}

@@ -1,0 +1,239 @@
+#include "text_i.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+unsigned long cg_utf8_next(const unsigned char *p, size_t *n)
+{
+	unsigned long cp;
+	size_t len, i;
+
+	if (p[0] < 0x80) {
+		*n = 1;
+		return p[0];
+	}
+	if ((p[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else {
+		*n = 1;
+		return 0xfffd;
+	}
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			*n = 1;
+			return 0xfffd;
+		}
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	*n = len;
+	return cp;
+}
+
+static int put_escaped_cp(struct buf *b, unsigned long cp)
+{
+	if (cp < 0x100)
+		return buf_printf(b, "\\x%02lx", cp);
+	if (cp < 0x10000)
+		return buf_printf(b, "\\u%04lx", cp);
+	return buf_printf(b, "\\U%08lx", cp);
+}
+
+int cg_py_str(struct buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long cp;
+	size_t n;
+	int rc = buf_putc(b, '"');
+
+	while (!rc && *p) {
+		cp = cg_utf8_next(p, &n);
+		p += n;
+		if (cp == '"' || cp == '\\')
+			rc = buf_printf(b, "\\%c", (char)cp);
+		else if (cp == '\n')
+			rc = buf_puts(b, "\\n");
+		else if (cp == '\t')
+			rc = buf_puts(b, "\\t");
+		else if (cp >= 0x20 && cp < 0x7f)
+			rc = buf_putc(b, (char)cp);
+		else
+			rc = put_escaped_cp(b, cp);
+	}
+	return rc ? rc : buf_putc(b, '"');
+}
+
+/* Characters that end a line in one of our target languages. */
+static bool line_break(unsigned long cp)
+{
+	return cp == '\n' || cp == '\r' || cp == 0x2028 || cp == 0x2029 || cp == 0x85;
+}
+
+static bool rest_blank(const unsigned char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+		p++;
+	return !*p;
+}
+
+int cg_py_doc(struct buf *b, const char *s, const char *indent)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, start = b->len;
+	unsigned long cp;
+	int rc = 0;
+
+	while (!rc && *p) {
+		cp = cg_utf8_next(p, &n);
+		if (cp == '\r' && p[1] == '\n')
+			n = 2;
+		p += n;
+		if (line_break(cp)) {
+			while (b->len > start && b->data[b->len - 1] == ' ')
+				b->len--;
+			rc = buf_putc(b, '\n');
+			if (!rc && *p && *p != '\n' && *p != '\r')
+				rc = buf_puts(b, indent);
+		} else if (cp == '\\') {
+			rc = buf_puts(b, "\\\\");
+		} else if (cp == '"') {
+			/* A quote that could join the closing """ or make one
+			 * (trailing blanks are trimmed, so look past them). */
+			rc = (*p == '"' || rest_blank(p)) ? buf_puts(b, "\\\"") : buf_putc(b, '"');
+		} else if (cp == '\t') {
+			rc = buf_puts(b, "    ");
+		} else if (cp < 0x20 || cp == 0x7f || cp == 0xfffd) {
+			rc = put_escaped_cp(b, cp);
+		} else {
+			rc = buf_append(b, p - n, n);
+		}
+	}
+	while (!rc && b->len > start &&
+	       (b->data[b->len - 1] == ' ' || b->data[b->len - 1] == '\n'))
+		b->data[--b->len] = '\0';
+	return rc;
+}
+
+int cg_ts_str(struct buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long cp;
+	size_t n;
+	int rc = buf_putc(b, '"');
+
+	while (!rc && *p) {
+		cp = cg_utf8_next(p, &n);
+		p += n;
+		if (cp == '"' || cp == '\\')
+			rc = buf_printf(b, "\\%c", (char)cp);
+		else if (cp == '\n')
+			rc = buf_puts(b, "\\n");
+		else if (cp >= 0x20 && cp < 0x7f)
+			rc = buf_putc(b, (char)cp);
+		else if (cp < 0x10000)
+			rc = buf_printf(b, "\\u%04lx", cp);
+		else
+			rc = buf_printf(b, "\\u%04lx\\u%04lx", 0xd800 + ((cp - 0x10000) >> 10),
+					0xdc00 + ((cp - 0x10000) & 0x3ff));
+	}
+	return rc ? rc : buf_putc(b, '"');
+}
+
+int cg_ts_doc(struct buf *b, const char *s, const char *indent)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long cp;
+	size_t n, start;
+	int rc;
+
+	rc = buf_printf(b, "%s *", indent);
+	start = b->len;
+	while (!rc && *p) {
+		cp = cg_utf8_next(p, &n);
+		if (cp == '\r' && p[1] == '\n')
+			n = 2;
+		p += n;
+		if (b->len == start && !line_break(cp))
+			rc = buf_putc(b, ' ');
+		if (rc)
+			break;
+		if (line_break(cp)) {
+			rc = buf_printf(b, "\n%s *", indent);
+			start = b->len;
+		} else if (cp == '/' && b->len && b->data[b->len - 1] == '*') {
+			rc = buf_puts(b, "\\/");
+		} else if (cp == '\t') {
+			rc = buf_puts(b, "    ");
+		} else if (cp < 0x20 || cp == 0x7f || cp == 0xfffd) {
+			rc = buf_printf(b, "\\x%02lx", cp & 0xff);
+		} else {
+			rc = buf_append(b, p - n, n);
+		}
+	}
+	return rc ? rc : buf_putc(b, '\n');
+}
+
+int cg_md_line(struct buf *b, const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t start = b->len, n;
+	unsigned long cp;
+	bool space = false;
+	int rc = 0;
+
+	while (!rc && *p) {
+		cp = cg_utf8_next(p, &n);
+		if (cp < 0x20 || cp == 0x7f || cp == ' ' || line_break(cp)) {
+			p += n;
+			space = b->len > start;
+			continue;
+		}
+		if (b->len - start + n + (space ? 1 : 0) > max) {
+			rc = buf_puts(b, "...");
+			break;
+		}
+		if (space)
+			rc = buf_putc(b, ' ');
+		space = false;
+		if (!rc)
+			rc = cp == '`' ? buf_putc(b, '\'') : buf_append(b, p, n);
+		p += n;
+	}
+	return rc;
+}
+
+size_t cg_first_sentence(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++) {
+		if (*p == '.' && (p[1] == ' ' || p[1] == '\n' || p[1] == '\r'))
+			return (size_t)(p - s) + 1;
+		if (*p == '\n' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')))
+			return (size_t)(p - s);
+	}
+	return (size_t)(p - s);
+}
+
+int cg_camel(struct buf *b, const char *ident)
+{
+	bool up = true;
+	int rc = 0;
+
+	for (; !rc && *ident; ident++) {
+		if (*ident == '_') {
+			up = true;
+			continue;
+		}
+		rc = buf_putc(b, up && *ident >= 'a' && *ident <= 'z' ? (char)(*ident - 'a' + 'A')
+								       : *ident);
+		up = false;
+	}
+	return rc;
+}

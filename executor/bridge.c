@@ -1,0 +1,726 @@
+/* The bridge server: one listening unix socket, a reader thread per
+ * connection, and a shared pool of workers that make the tool calls, so many
+ * requests from one connection are in flight at once and answered by id. */
+#define _GNU_SOURCE
+#include "bridge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../servers/hub.h"
+#include "../workspaces/session.h"
+
+/* Ceilings: workers making calls at once, requests waiting per connection,
+ * connections at once, calls recorded for the session log. */
+#define BRIDGE_MAX_WORKERS 64
+#define BRIDGE_MAX_PENDING_PER_CONN 1024
+#define BRIDGE_MAX_CONNS 256
+#define BRIDGE_MAX_RECORDS 100000
+#define BRIDGE_READ_CHUNK 65536
+
+enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_NO_METHOD = -32601, RPC_PARAMS = -32602,
+       RPC_FAILED = -32000, RPC_TOO_LARGE = -32001, RPC_BUSY = -32002 };
+
+struct conn {
+	struct bridge *b;
+	int fd;
+	pthread_t reader;
+	pthread_mutex_t wlock; /* serializes replies on fd */
+	unsigned refs;         /* reader + queued/running jobs; protected by b->lock */
+	unsigned pending;      /* jobs queued or running; protected by b->lock */
+	bool reader_done;      /* the reader returned; protected by b->lock */
+	bool reader_joined;    /* and was joined; protected by b->lock */
+	struct conn *next;     /* b->conns; protected by b->lock */
+};
+
+struct job {
+	struct conn *c;  /* holds a reference */
+	json_t *req;     /* new */
+	struct job *next;
+};
+
+struct bridge {
+	struct hub *hub;
+	char *path, *token, *customer, *workspace, *session;
+	const struct ws *ws;
+	double call_timeout_s;
+	size_t max_result;
+	int lfd;
+	int stop_pipe[2];
+	pthread_t acceptor;
+	bool stopped; /* bridge_stop ran; only the owner's thread touches it */
+
+	pthread_mutex_t lock;   /* everything below */
+	pthread_cond_t work;    /* a job was queued, or stopping */
+	pthread_cond_t idle;    /* a job finished or a connection ended */
+	struct job *head, *tail;
+	unsigned nworkers, nidle, njobs_running;
+	pthread_t workers[BRIDGE_MAX_WORKERS];
+	struct conn *conns;
+	unsigned nconns;
+	bool stopping;
+	json_t *records; /* new array */
+	size_t ncalls;
+};
+
+struct method {
+	const char *name;
+	/* Returns a new result (json null allowed), or NULL with *code and @err. */
+	json_t *(*run)(struct bridge *b, json_t *params, int *code, struct err *err);
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static json_t *m_tools_call(struct bridge *b, json_t *params, int *code, struct err *err)
+{
+	const char *server = json_string_value(json_object_get(params, "server"));
+	const char *tool = json_string_value(json_object_get(params, "name"));
+	json_t *args = json_object_get(params, "arguments");
+	struct hub_call_opts o = {0};
+	json_t *res, *rec;
+	double t0;
+
+	if (!server || !tool || (args && !json_is_object(args) && !json_is_null(args))) {
+		*code = RPC_PARAMS;
+		err_set(err, EXIT_USAGE, "tools/call needs string server and name, object arguments");
+		return NULL;
+	}
+	o.timeout_s = b->call_timeout_s;
+	o.customer = b->customer;
+	o.workspace = b->workspace;
+	t0 = now_ms();
+	res = hub_call(b->hub, server, tool, json_is_object(args) ? args : NULL, &o, err);
+	*code = RPC_FAILED;
+	rec = json_pack("{s:s,s:s,s:f,s:b}", "server", server, "tool", tool, "duration_ms",
+			now_ms() - t0, "ok", res && !json_is_true(json_object_get(res, "isError")));
+	pthread_mutex_lock(&b->lock);
+	b->ncalls++;
+	if (rec && json_array_size(b->records) < BRIDGE_MAX_RECORDS)
+		json_array_append(b->records, rec);
+	pthread_mutex_unlock(&b->lock);
+	json_decref(rec);
+	return res;
+}
+
+static json_t *m_checkpoint_set(struct bridge *b, json_t *params, int *code, struct err *err)
+{
+	*code = RPC_FAILED;
+	if (!b->ws || !b->session) {
+		err_set(err, EXIT_USAGE, "checkpoints need a customer workspace and a session");
+		return NULL;
+	}
+	if (!json_is_object(params)) {
+		*code = RPC_PARAMS;
+		err_set(err, EXIT_USAGE, "checkpoint/set needs an object");
+		return NULL;
+	}
+	if (session_checkpoint_set(b->ws, b->session, params, err) < 0)
+		return NULL;
+	return json_object();
+}
+
+static json_t *m_checkpoint_get(struct bridge *b, json_t *params, int *code, struct err *err)
+{
+	(void)params;
+	*code = RPC_FAILED;
+	if (!b->ws || !b->session) {
+		err_set(err, EXIT_USAGE, "checkpoints need a customer workspace and a session");
+		return NULL;
+	}
+	return session_checkpoint_get(b->ws, b->session, err);
+}
+
+static const struct method methods[] = {
+	{"tools/call", m_tools_call},
+	{"checkpoint/set", m_checkpoint_set},
+	{"checkpoint/get", m_checkpoint_get},
+};
+
+/* Write one reply line (@msg borrowed); replies past the cap become an error
+ * for the same id. Returns 0 or -errno. */
+static int conn_send(struct conn *c, json_t *msg)
+{
+	char *s = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
+	size_t len, off = 0;
+	ssize_t w;
+	int rc = 0;
+
+	if (!s)
+		return -ENOMEM;
+	len = strlen(s);
+	if (len > c->b->max_result) {
+		char text[160];
+		json_t *e;
+
+		snprintf(text, sizeof(text), "result of %zu bytes exceeds the bridge cap of %zu bytes",
+			 len, c->b->max_result);
+		free(s);
+		e = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id",
+			      json_object_get(msg, "id"), "error", "code", RPC_TOO_LARGE, "message",
+			      text);
+		s = e ? json_dumps(e, JSON_COMPACT) : NULL;
+		json_decref(e);
+		if (!s)
+			return -ENOMEM;
+		len = strlen(s);
+	}
+	s[len] = '\n'; /* the terminator becomes the line end; never read as a string again */
+	pthread_mutex_lock(&c->wlock);
+	while (off < len + 1) {
+		w = send(c->fd, s + off, len + 1 - off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = -errno;
+			break;
+		}
+		off += (size_t)w;
+	}
+	pthread_mutex_unlock(&c->wlock);
+	free(s);
+	return rc;
+}
+
+static void reply_error(struct conn *c, json_t *id, int code, const char *message)
+{
+	json_t *r = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
+			      "error", "code", code, "message", message);
+
+	if (r)
+		conn_send(c, r);
+	json_decref(r);
+}
+
+static void handle(struct conn *c, json_t *req)
+{
+	const char *name = json_string_value(json_object_get(req, "method"));
+	json_t *id = json_object_get(req, "id");
+	json_t *params = json_object_get(req, "params");
+	struct err e = {0};
+	json_t *res = NULL, *r;
+	int code = RPC_NO_METHOD;
+	size_t i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (name && !strcmp(name, methods[i].name))
+			break;
+	if (i == sizeof(methods) / sizeof(methods[0]))
+		err_set(&e, EXIT_USAGE, "unknown method '%s'", name ? name : "(none)");
+	else
+		res = methods[i].run(c->b, params ? params : json_null(), &code, &e);
+	if (!id)
+		goto out; /* a notification: nobody waits for an answer */
+	if (!res) {
+		reply_error(c, id, code, e.text[0] ? e.text : "failed");
+		goto out;
+	}
+	r = json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", res);
+	res = NULL;
+	if (r)
+		conn_send(c, r);
+	else
+		reply_error(c, id, RPC_FAILED, "out of memory");
+	json_decref(r);
+out:
+	json_decref(res);
+}
+
+/* Drop one reference; the last one closes the socket and frees. Called with
+ * b->lock held. */
+static void conn_put_locked(struct conn *c)
+{
+	struct conn **pp;
+
+	if (--c->refs)
+		return;
+	for (pp = &c->b->conns; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	c->b->nconns--;
+	close(c->fd);
+	pthread_mutex_destroy(&c->wlock);
+	free(c);
+}
+
+static void *worker_main(void *arg)
+{
+	struct bridge *b = arg;
+	struct job *j;
+
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		while (!b->head && !b->stopping) {
+			b->nidle++;
+			pthread_cond_wait(&b->work, &b->lock);
+			b->nidle--;
+		}
+		if (!b->head)
+			break;
+		j = b->head;
+		b->head = j->next;
+		if (!b->head)
+			b->tail = NULL;
+		b->njobs_running++;
+		pthread_mutex_unlock(&b->lock);
+		handle(j->c, j->req);
+		json_decref(j->req);
+		pthread_mutex_lock(&b->lock);
+		b->njobs_running--;
+		j->c->pending--;
+		conn_put_locked(j->c);
+		free(j);
+		pthread_cond_broadcast(&b->idle);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* Queue @req (stolen) for the pool; a new worker starts when none is idle. */
+static void enqueue(struct conn *c, json_t *req)
+{
+	struct bridge *b = c->b;
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		reply_error(c, json_object_get(req, "id"), RPC_FAILED, "out of memory");
+		json_decref(req);
+		return;
+	}
+	j->c = c;
+	j->req = req;
+	pthread_mutex_lock(&b->lock);
+	if (c->pending >= BRIDGE_MAX_PENDING_PER_CONN) {
+		pthread_mutex_unlock(&b->lock);
+		reply_error(c, json_object_get(req, "id"), RPC_BUSY, "too many requests in flight");
+		json_decref(req);
+		free(j);
+		return;
+	}
+	c->refs++;
+	c->pending++;
+	if (b->tail)
+		b->tail->next = j;
+	else
+		b->head = j;
+	b->tail = j;
+	if (b->nidle == 0 && b->nworkers < BRIDGE_MAX_WORKERS &&
+	    pthread_create(&b->workers[b->nworkers], NULL, worker_main, b) == 0)
+		b->nworkers++;
+	pthread_cond_signal(&b->work);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static bool token_equal(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i;
+	unsigned char d = la != lb;
+
+	for (i = 0; i < la && i < lb; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return d == 0;
+}
+
+/* One complete line: the first must authenticate. Returns false to close. */
+static bool on_line(struct conn *c, char *line, size_t len, bool *authed)
+{
+	json_error_t je;
+	json_t *req = json_loadb(line, len, 0, &je);
+	const char *tok;
+
+	if (!req || !json_is_object(req)) {
+		reply_error(c, NULL, req ? RPC_INVALID : RPC_PARSE,
+			    req ? "a request must be an object" : je.text);
+		json_decref(req);
+		return *authed;
+	}
+	if (!*authed) {
+		tok = json_string_value(json_object_get(json_object_get(req, "params"), "token"));
+		if (json_string_value(json_object_get(req, "method")) &&
+		    !strcmp(json_string_value(json_object_get(req, "method")), "auth") && tok &&
+		    token_equal(tok, c->b->token)) {
+			json_t *r = json_pack("{s:s,s:O,s:{}}", "jsonrpc", "2.0", "id",
+					      json_object_get(req, "id"), "result");
+
+			if (r)
+				conn_send(c, r);
+			json_decref(r);
+			json_decref(req);
+			*authed = true;
+			return true;
+		}
+		reply_error(c, json_object_get(req, "id"), RPC_INVALID,
+			    "the first request must be auth with the run's token");
+		json_decref(req);
+		return false;
+	}
+	enqueue(c, req);
+	return true;
+}
+
+/* Make room for a full read chunk in @in (@cap bytes now), up to the line
+ * ceiling. Returns 0 or -E2BIG/-ENOMEM. */
+static int grow(char **in, size_t *cap, size_t len)
+{
+	size_t want = *cap ? *cap : BRIDGE_READ_CHUNK + 1;
+	char *p;
+
+	if (*cap - len >= BRIDGE_READ_CHUNK + 1)
+		return 0;
+	while (want - len < BRIDGE_READ_CHUNK + 1)
+		want *= 2;
+	if (want > MCPFS_BRIDGE_MAX_LINE + 2 * BRIDGE_READ_CHUNK + 2)
+		return -E2BIG;
+	p = realloc(*in, want);
+	if (!p)
+		return -ENOMEM;
+	*in = p;
+	*cap = want;
+	return 0;
+}
+
+static void *reader_main(void *arg)
+{
+	struct conn *c = arg;
+	struct bridge *b = c->b;
+	char *in = NULL, *nl;
+	size_t cap = 0, len = 0, used, n;
+	bool authed = false, open = true;
+	ssize_t r;
+
+	while (open) {
+		if (grow(&in, &cap, len) < 0) {
+			reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
+			break;
+		}
+		r = recv(c->fd, in + len, cap - len - 1, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		used = 0;
+		while (open && (nl = memchr(in + used, '\n', len - used))) {
+			n = (size_t)(nl - (in + used));
+			if (n > MCPFS_BRIDGE_MAX_LINE) {
+				reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
+				open = false;
+			} else if (n && !on_line(c, in + used, n, &authed)) {
+				open = false;
+			}
+			used += n + 1;
+		}
+		if (len - used > MCPFS_BRIDGE_MAX_LINE) {
+			reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
+			break;
+		}
+		memmove(in, in + used, len - used);
+		len -= used;
+	}
+	free(in);
+	shutdown(c->fd, SHUT_RD);
+	pthread_mutex_lock(&b->lock);
+	c->reader_done = true;
+	pthread_cond_broadcast(&b->idle);
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* Join readers that finished; with @all, end every connection and wait for
+ * each reader. Called with b->lock held. */
+static void reap_readers_locked(struct bridge *b, bool all)
+{
+	struct conn *c;
+	bool running;
+
+	for (;;) {
+		running = false;
+		for (c = b->conns; c; c = c->next) {
+			if (c->reader_done && !c->reader_joined)
+				break;
+			if (!c->reader_joined) {
+				running = true;
+				if (all)
+					shutdown(c->fd, SHUT_RDWR);
+			}
+		}
+		if (c) {
+			c->reader_joined = true;
+			pthread_mutex_unlock(&b->lock);
+			pthread_join(c->reader, NULL);
+			pthread_mutex_lock(&b->lock);
+			conn_put_locked(c);
+			continue;
+		}
+		if (!all || !running)
+			return;
+		pthread_cond_wait(&b->idle, &b->lock);
+	}
+}
+
+static void *acceptor_main(void *arg)
+{
+	struct bridge *b = arg;
+	struct pollfd p[2] = {{.fd = b->lfd, .events = POLLIN}, {.fd = b->stop_pipe[0],
+								  .events = POLLIN}};
+	struct conn *c;
+	int fd;
+
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		fd = accept4(b->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		pthread_mutex_lock(&b->lock);
+		reap_readers_locked(b, false);
+		if (b->nconns >= BRIDGE_MAX_CONNS || !(c = calloc(1, sizeof(*c)))) {
+			pthread_mutex_unlock(&b->lock);
+			close(fd);
+			continue;
+		}
+		c->b = b;
+		c->fd = fd;
+		c->refs = 1;
+		pthread_mutex_init(&c->wlock, NULL);
+		if (pthread_create(&c->reader, NULL, reader_main, c)) {
+			pthread_mutex_destroy(&c->wlock);
+			free(c);
+			close(fd);
+			pthread_mutex_unlock(&b->lock);
+			continue;
+		}
+		c->next = b->conns;
+		b->conns = c;
+		b->nconns++;
+		pthread_mutex_unlock(&b->lock);
+	}
+	return NULL;
+}
+
+int bridge_token_new(char *out, size_t n)
+{
+	unsigned char raw[16];
+	size_t i;
+
+	if (n < 2 * sizeof(raw) + 1)
+		return -ENOSPC;
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return -errno ? -errno : -EIO;
+	for (i = 0; i < sizeof(raw); i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+static char *dup_or_null(const char *s, bool *fail)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*fail = true;
+	return d;
+}
+
+/* Bind @fd to @path. A path longer than sun_path goes through its folder's
+ * descriptor (/proc/self/fd/N/name), which is short. */
+static int bind_path(int fd, const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	int dfd, rc, saved;
+
+	if (strlen(path) < sizeof(sa.sun_path)) {
+		memcpy(sa.sun_path, path, strlen(path) + 1);
+		return bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	}
+	if (!slash || (size_t)(slash - path) >= sizeof(dir) ||
+	    strlen(slash) > sizeof(sa.sun_path) - 32) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	dfd = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d%s", dfd, slash);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	saved = errno;
+	close(dfd);
+	errno = saved;
+	return rc;
+}
+
+static int listen_on(const char *path, struct err *err)
+{
+	struct stat st;
+	int fd, saved;
+
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(err, EXIT_FAILED, "socket(AF_UNIX): %s", strerror(errno));
+	if (bind_path(fd, path) < 0 || chmod(path, 0600) < 0 || listen(fd, 128) < 0) {
+		saved = errno;
+		close(fd);
+		return err_set(err, EXIT_USAGE, "bind/listen(%s): %s", path, strerror(saved));
+	}
+	return fd;
+}
+
+struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct err *err)
+{
+	struct bridge *b = calloc(1, sizeof(*b));
+	bool fail = false;
+
+	if (!b) {
+		err_set(err, EXIT_FAILED, "out of memory");
+		return NULL;
+	}
+	b->lfd = b->stop_pipe[0] = b->stop_pipe[1] = -1;
+	b->hub = o->hub;
+	b->ws = o->ws;
+	b->call_timeout_s = o->call_timeout_s;
+	b->max_result = o->max_result ? o->max_result : MCPFS_BRIDGE_MAX_LINE;
+	b->path = dup_or_null(path, &fail);
+	b->token = dup_or_null(o->token ? o->token : "", &fail);
+	b->customer = dup_or_null(o->customer, &fail);
+	b->workspace = dup_or_null(o->workspace, &fail);
+	b->session = dup_or_null(o->session, &fail);
+	b->records = json_array();
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->work, NULL);
+	pthread_cond_init(&b->idle, NULL);
+	if (fail || !b->records) {
+		err_set(err, EXIT_FAILED, "out of memory");
+		goto out_free;
+	}
+	if (!b->token[0]) {
+		err_set(err, EXIT_USAGE, "bridge: an empty token would let anybody in");
+		goto out_free;
+	}
+	if (pipe2(b->stop_pipe, O_CLOEXEC) < 0) {
+		err_set(err, EXIT_FAILED, "pipe2: %s", strerror(errno));
+		goto out_free;
+	}
+	b->lfd = listen_on(path, err);
+	if (b->lfd < 0)
+		goto out_free;
+	if (pthread_create(&b->acceptor, NULL, acceptor_main, b)) {
+		err_set(err, EXIT_FAILED, "pthread_create(bridge acceptor) failed");
+		unlink(path);
+		goto out_free;
+	}
+	return b;
+out_free:
+	if (b->lfd >= 0)
+		close(b->lfd);
+	if (b->stop_pipe[0] >= 0) {
+		close(b->stop_pipe[0]);
+		close(b->stop_pipe[1]);
+	}
+	json_decref(b->records);
+	free(b->path);
+	free(b->token);
+	free(b->customer);
+	free(b->workspace);
+	free(b->session);
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->work);
+	pthread_cond_destroy(&b->idle);
+	free(b);
+	return NULL;
+}
+
+size_t bridge_ncalls(struct bridge *b)
+{
+	size_t n;
+
+	pthread_mutex_lock(&b->lock);
+	n = b->ncalls;
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
+json_t *bridge_calls(struct bridge *b)
+{
+	json_t *a;
+
+	pthread_mutex_lock(&b->lock);
+	a = json_deep_copy(b->records);
+	pthread_mutex_unlock(&b->lock);
+	return a;
+}
+
+void bridge_stop(struct bridge *b)
+{
+	unsigned i;
+
+	if (b->stopped)
+		return;
+	b->stopped = true;
+	if (write(b->stop_pipe[1], "x", 1) < 0) {
+		/* the acceptor also ends when the listening socket shuts down */
+		shutdown(b->lfd, SHUT_RDWR);
+	}
+	pthread_join(b->acceptor, NULL);
+	close(b->lfd);
+	unlink(b->path);
+	pthread_mutex_lock(&b->lock);
+	reap_readers_locked(b, true);
+	while (b->head || b->njobs_running)
+		pthread_cond_wait(&b->idle, &b->lock);
+	b->stopping = true;
+	pthread_cond_broadcast(&b->work);
+	pthread_mutex_unlock(&b->lock);
+	for (i = 0; i < b->nworkers; i++)
+		pthread_join(b->workers[i], NULL);
+}
+
+void bridge_free(struct bridge *b)
+{
+	if (!b)
+		return;
+	bridge_stop(b);
+	close(b->stop_pipe[0]);
+	close(b->stop_pipe[1]);
+	json_decref(b->records);
+	free(b->path);
+	free(b->token);
+	free(b->customer);
+	free(b->workspace);
+	free(b->session);
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->work);
+	pthread_cond_destroy(&b->idle);
+	free(b);
+}

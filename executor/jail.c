@@ -1,0 +1,301 @@
+/* The jail's checklist: parent and child steps in the order they run. */
+#define _GNU_SOURCE
+#include "jail.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jail_i.h"
+
+#define JAIL_STACK_SIZE (256u << 10)
+#define JAIL_HOSTNAME "mcpfs"
+
+int jail_why(char *why, size_t n, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+	len = strlen(why);
+	if (saved && len + 3 < n)
+		snprintf(why + len, n - len, ": %s", strerrordesc_np(saved));
+	return -1;
+}
+
+static int stdio_child(struct jail *j, char *why, size_t n)
+{
+	const int from[3] = {j->spec->stdin_fd, j->spec->stdout_fd, j->spec->stderr_fd};
+	int tmp[3], i;
+
+	/* Move all three out of the way first: a source may sit on 0..2. */
+	for (i = 0; i < 3; i++) {
+		tmp[i] = fcntl(from[i], F_DUPFD_CLOEXEC, 10);
+		if (tmp[i] < 0)
+			return jail_why(why, n, "fcntl(%d, F_DUPFD)", from[i]);
+	}
+	for (i = 0; i < 3; i++)
+		if (dup2(tmp[i], i) < 0)
+			return jail_why(why, n, "dup2(%d, %d)", tmp[i], i);
+	for (i = 0; i < 3; i++)
+		close(tmp[i]);
+	return 0;
+}
+
+static int uts_child(struct jail *j, char *why, size_t n)
+{
+	(void)j;
+	if (sethostname(JAIL_HOSTNAME, strlen(JAIL_HOSTNAME)) < 0)
+		return jail_why(why, n, "sethostname(%s)", JAIL_HOSTNAME);
+	return 0;
+}
+
+/* A session of its own: no controlling terminal to push input into (TIOCSTI). */
+static int setsid_child(struct jail *j, char *why, size_t n)
+{
+	(void)j;
+	if (setsid() < 0)
+		return jail_why(why, n, "setsid()");
+	return 0;
+}
+
+/* Every inherited descriptor but 0..2 closes at exec; the error pipe stays
+ * usable until then. */
+static int fds_child(struct jail *j, char *why, size_t n)
+{
+	(void)j;
+	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+		return jail_why(why, n, "close_range(3, ~0, CLOSE_RANGE_CLOEXEC)");
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	jail_child_fn fn;
+} child_steps[] = {
+	{"stdio", stdio_child},
+	{"mount sources", jail_mount_open_child},
+	{"user", jail_user_setup_child},
+	{"cgroup namespace", jail_cgroup_setup_child},
+	{"mount", jail_mount_setup_child},
+	{"network", jail_net_setup_child},
+	{"hostname", uts_child},
+	{"setsid", setsid_child},
+	{"rlimits", jail_rlimit_setup_child},
+	{"descriptors", fds_child},
+	{"capabilities", jail_caps_setup_child},
+	{"seccomp", jail_seccomp_setup_child},
+};
+
+static const struct {
+	const char *name;
+	jail_parent_fn fn;
+} parent_steps[] = {
+	{"user", jail_user_setup_parent},
+	{"cgroup", jail_cgroup_setup_parent},
+};
+
+static void child_fail(struct jail *j, const char *step, const char *why)
+{
+	char line[1024];
+	int len = snprintf(line, sizeof(line), "%s: %s\n", step, why);
+
+	if (len > 0 && write(j->err_pipe[1], line, (size_t)len) < 0)
+		_exit(126);
+	_exit(127);
+}
+
+static int child_main(void *arg)
+{
+	struct jail *j = arg;
+	char why[512], go;
+	size_t i;
+
+	close(j->sync_pipe[1]);
+	close(j->err_pipe[0]);
+	/* The parent's steps (id maps, cgroup) come first; EOF means it gave up. */
+	if (read(j->sync_pipe[0], &go, 1) != 1)
+		_exit(127);
+	close(j->sync_pipe[0]);
+	for (i = 0; i < sizeof(child_steps) / sizeof(child_steps[0]); i++) {
+		why[0] = '\0';
+		errno = 0;
+		if (child_steps[i].fn(j, why, sizeof(why)) < 0)
+			child_fail(j, child_steps[i].name, why);
+	}
+	execve(j->spec->argv[0], (char *const *)j->spec->argv, (char *const *)j->spec->envp);
+	jail_why(why, sizeof(why), "execve(%s)", j->spec->argv[0]);
+	child_fail(j, "exec", why);
+	return 127;
+}
+
+pid_t jail_pid(const struct jail *j)
+{
+	return j->pid;
+}
+
+int jail_pidfd(const struct jail *j)
+{
+	return j->pidfd;
+}
+
+void jail_kill(struct jail *j)
+{
+	if (!j->reaped && j->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, j->pidfd, SIGKILL, NULL, 0);
+	jail_cgroup_kill(j);
+}
+
+int jail_wait(struct jail *j, struct jail_exit *out)
+{
+	siginfo_t si;
+
+	memset(out, 0, sizeof(*out));
+	if (!j->reaped) {
+		memset(&si, 0, sizeof(si));
+		while (waitid(P_PIDFD, (id_t)j->pidfd, &si, WEXITED) < 0)
+			if (errno != EINTR)
+				return -errno;
+		j->reaped = true;
+		if (si.si_code == CLD_EXITED)
+			out->exit_code = si.si_status;
+		else
+			out->signal = si.si_status;
+	}
+	jail_cgroup_events(j, &out->memory_limit, &out->pids_limit);
+	return 0;
+}
+
+static void close_pair(int p[2])
+{
+	if (p[0] >= 0)
+		close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	p[0] = p[1] = -1;
+}
+
+void jail_free(struct jail *j)
+{
+	siginfo_t si;
+
+	if (!j)
+		return;
+	if (j->pid > 0 && !j->reaped) {
+		jail_kill(j);
+		while (waitid(P_PIDFD, (id_t)j->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+			;
+	}
+	jail_cgroup_kill(j);
+	jail_cgroup_remove(j);
+	if (j->pidfd >= 0)
+		close(j->pidfd);
+	close_pair(j->sync_pipe);
+	close_pair(j->err_pipe);
+	free(j);
+}
+
+/* Read the child's verdict: EOF at exec (the pipe is CLOEXEC) or one line. */
+static int read_verdict(struct jail *j, struct err *err)
+{
+	char line[1024];
+	size_t len = 0;
+	ssize_t r;
+
+	while (len < sizeof(line) - 1) {
+		r = read(j->err_pipe[0], line + len, sizeof(line) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	line[len] = '\0';
+	if (len == 0)
+		return 0;
+	if (line[len - 1] == '\n')
+		line[len - 1] = '\0';
+	return err_set(err, EXIT_FAILED, "jail: %s", line);
+}
+
+struct jail *jail_start(const struct jail_spec *s, struct err *err)
+{
+	const int flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
+			  CLONE_NEWUTS | CLONE_PIDFD | SIGCHLD;
+	struct jail *j = calloc(1, sizeof(*j));
+	void *stack = MAP_FAILED;
+	size_t i;
+
+	if (!j) {
+		err_set(err, EXIT_FAILED, "out of memory");
+		return NULL;
+	}
+	j->spec = s;
+	j->pid = -1;
+	j->pidfd = -1;
+	j->sync_pipe[0] = j->sync_pipe[1] = j->err_pipe[0] = j->err_pipe[1] = -1;
+	if (s->nbinds > JAIL_MAX_BINDS || !s->host_uid || !s->host_gid) {
+		err_set(err, EXIT_USAGE, "jail: at most %d binds and a non-zero host uid/gid",
+			JAIL_MAX_BINDS);
+		goto out_free;
+	}
+	j->filter = jail_seccomp_filter(err);
+	if (!j->filter || jail_cgroup_create(j, err) < 0)
+		goto out_free;
+	if (pipe2(j->sync_pipe, O_CLOEXEC) < 0 || pipe2(j->err_pipe, O_CLOEXEC) < 0) {
+		err_set(err, EXIT_FAILED, "jail: pipe2: %s", strerror(errno));
+		goto out_free;
+	}
+	stack = mmap(NULL, JAIL_STACK_SIZE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED) {
+		err_set(err, EXIT_FAILED, "jail: mmap(stack): %s", strerror(errno));
+		goto out_free;
+	}
+	j->pid = clone(child_main, (char *)stack + JAIL_STACK_SIZE, flags, j, &j->pidfd);
+	if (j->pid < 0) {
+		err_set(err, EXIT_FAILED, "jail: clone(NEWUSER|NEWPID|NEWNS|NEWNET|NEWIPC|NEWUTS): %s",
+			strerror(errno));
+		goto out_free;
+	}
+	munmap(stack, JAIL_STACK_SIZE); /* the child has its own copy of the memory */
+	stack = MAP_FAILED;
+	close(j->sync_pipe[0]);
+	close(j->err_pipe[1]);
+	j->sync_pipe[0] = j->err_pipe[1] = -1;
+	for (i = 0; i < sizeof(parent_steps) / sizeof(parent_steps[0]); i++) {
+		if (parent_steps[i].fn(j, err) < 0) {
+			err_prefix(err, "jail: %s", parent_steps[i].name);
+			goto out_free;
+		}
+	}
+	if (write(j->sync_pipe[1], "g", 1) != 1) {
+		err_set(err, EXIT_FAILED, "jail: write(sync pipe): %s", strerror(errno));
+		goto out_free;
+	}
+	close(j->sync_pipe[1]);
+	j->sync_pipe[1] = -1;
+	if (read_verdict(j, err) < 0)
+		goto out_free;
+	close(j->err_pipe[0]);
+	j->err_pipe[0] = -1;
+	return j;
+out_free:
+	if (stack != MAP_FAILED)
+		munmap(stack, JAIL_STACK_SIZE);
+	jail_free(j);
+	return NULL;
+}

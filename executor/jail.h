@@ -1,0 +1,95 @@
+/* The jail: a process in fresh user, PID, mount, network, IPC, UTS and cgroup
+ * namespaces, in a root of read-only binds, without capabilities, under
+ * no_new_privs, a seccomp filter, rlimits and a per-run cgroup. Every setup
+ * step fails closed: the program is exec'd only after all of them worked. */
+#ifndef MCPFS_EXECUTOR_JAIL_H
+#define MCPFS_EXECUTOR_JAIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../common/err.h"
+
+/* Inside the jail. */
+#define JAIL_WORKSPACE "/workspace" /* the customer's workspace, read-write, the cwd */
+#define JAIL_SKILLS "/skills"       /* the customer's skills, read-only */
+#define JAIL_TREE "/mcp"            /* the tool tree (README.md, servers/), read-only */
+#define JAIL_CODE_DIR "/run/code"   /* the program, with the tree's servers/ beside it */
+#define JAIL_BRIDGE_DIR "/run/mcpfs" /* the run's bridge socket folder */
+#define JAIL_RUNTIME_DIR "/run/rt"  /* executor/runtime files (the TypeScript loader) */
+
+/* The jail's user and group inside; mapped to jail_spec.host_uid/gid. */
+#define JAIL_INNER_ID 1000
+
+/* A file written into the jail's root before it turns read-only. */
+struct jail_file {
+	const char *path; /* absolute, in the jail; its folder is created */
+	const char *data;
+	size_t len;
+	mode_t mode;
+};
+
+/* A host folder bound into the jail. */
+struct jail_bind {
+	const char *src; /* host path */
+	const char *dst; /* path in the jail */
+	bool rw;
+};
+
+struct jail_limits {
+	double cpu_s;           /* RLIMIT_CPU */
+	unsigned long fsize_mb; /* RLIMIT_FSIZE */
+	unsigned long nofile;   /* RLIMIT_NOFILE */
+	unsigned long nproc;    /* RLIMIT_NPROC (counted per host uid, across runs) */
+	unsigned long data_mb;  /* RLIMIT_DATA */
+	unsigned long memory_mb; /* cgroup memory (and memory+swap) limit */
+	unsigned long pids;     /* cgroup pids.max */
+	unsigned long tmp_mb;   /* size of /tmp and /dev/shm (tmpfs) */
+};
+
+struct jail_spec {
+	const char *const *argv; /* argv[0] is an absolute path in the jail */
+	const char *const *envp; /* the whole environment; nothing is inherited */
+	const struct jail_bind *binds;
+	size_t nbinds;
+	const struct jail_file *files;
+	size_t nfiles;
+	const char *cwd;         /* in the jail */
+	uid_t host_uid;          /* non-zero: what the kernel sees outside */
+	gid_t host_gid;
+	struct jail_limits limits;
+	int stdin_fd, stdout_fd, stderr_fd; /* become 0, 1, 2 in the jail */
+	const char *run_id;      /* names the cgroup */
+};
+
+struct jail;
+
+/* Set up and start the program. NULL with @err (EXIT_FAILED, the failing
+ * step and call in one line) when any step failed: the program never ran. */
+struct jail *jail_start(const struct jail_spec *s, struct err *err);
+
+/* The jailed process as the host sees it (the init of its PID namespace),
+ * and a pidfd that turns readable when it exits. */
+pid_t jail_pid(const struct jail *j);
+int jail_pidfd(const struct jail *j);
+
+/* Kill everything in the jail: the PID namespace's init (the kernel then
+ * kills the rest) and every process of its cgroup. */
+void jail_kill(struct jail *j);
+
+struct jail_exit {
+	int exit_code;    /* valid when !signal */
+	int signal;       /* the killing signal, or 0 */
+	bool memory_limit; /* the cgroup's memory limit was hit */
+	bool pids_limit;   /* the cgroup's pids limit was hit */
+};
+
+/* Wait for the jailed process (after jail_pidfd turned readable, this does
+ * not block) and read what limits were hit. Returns 0 or -errno. */
+int jail_wait(struct jail *j, struct jail_exit *out);
+
+/* Kill what is left, remove the cgroups, free. Accepts NULL. */
+void jail_free(struct jail *j);
+
+#endif

@@ -1,0 +1,265 @@
+/* cgroups: a group per run with a memory limit (swap included) and a pids
+ * limit, made beside the group mcpfs itself runs in. cgroup v2 where the
+ * memory and pids controllers are delegated to us, else v1 (one folder per
+ * controller, as on this machine). No usable controller fails the run:
+ * rlimits alone cannot bound memfd, shared mappings or tmpfs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jail_i.h"
+
+#define CGROUP_FS "/sys/fs/cgroup"
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+static int write_text(const char *dir, const char *file, const char *text, struct err *err)
+{
+	char path[4200];
+	size_t len = strlen(text);
+	int fd, saved;
+	ssize_t w;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, EXIT_FAILED, "open(%s): %s", path, strerror(errno));
+	w = write(fd, text, len);
+	saved = errno;
+	close(fd);
+	if (w != (ssize_t)len)
+		return err_set(err, EXIT_FAILED, "write(%s, %s): %s", path, text, strerror(saved));
+	return 0;
+}
+
+/* The value after @key (a line "key value") in @dir/@file; 0 when absent. */
+static unsigned long long read_key(const char *dir, const char *file, const char *key)
+{
+	char path[4200], line[256];
+	unsigned long long v = 0;
+	size_t klen = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ' ')
+			v = strtoull(line + klen + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* Our own group in hierarchy @controller ("memory"; "" for v2) from
+ * /proc/self/cgroup, into @out. Returns 0 or -1. */
+static int own_group(const char *controller, char *out, size_t n)
+{
+	char line[4096], *p, *q;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (rc < 0 && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		p = strchr(line, ':');
+		q = p ? strchr(p + 1, ':') : NULL;
+		if (!q)
+			continue;
+		*q = '\0';
+		if (!strcmp(p + 1, controller)) {
+			snprintf(out, n, "%s", q + 1);
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+static bool is_cgroup2(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+static bool has_words(const char *dir, const char *file, const char *a, const char *b)
+{
+	char path[4200], text[512], *w, *save;
+	bool ha = false, hb = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(text, sizeof(text), f))
+		for (w = strtok_r(text, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+			ha |= !strcmp(w, a);
+			hb |= !strcmp(w, b);
+		}
+	fclose(f);
+	return ha && hb;
+}
+
+static int create_v2(struct jail *j, struct err *err)
+{
+	const struct jail_limits *l = &j->spec->limits;
+	const char *mnt = is_cgroup2(CGROUP_FS)	       ? CGROUP_FS
+			  : is_cgroup2(CGROUP_FS "/unified") ? CGROUP_FS "/unified"
+							      : NULL;
+	char own[2048], parent[3000], v[64];
+
+	if (!mnt || own_group("", own, sizeof(own)) < 0)
+		return 1;
+	snprintf(parent, sizeof(parent), "%s%s", mnt, strcmp(own, "/") ? own : "");
+	if (!has_words(parent, "cgroup.subtree_control", "memory", "pids") &&
+	    (!has_words(parent, "cgroup.controllers", "memory", "pids") ||
+	     write_text(parent, "cgroup.subtree_control", "+memory +pids", NULL) < 0))
+		return 1; /* not delegated to us */
+	snprintf(j->cg.dirs[0], sizeof(j->cg.dirs[0]), "%s/mcpfs-%s", parent, j->spec->run_id);
+	if (mkdir(j->cg.dirs[0], 0755) < 0)
+		return err_set(err, EXIT_FAILED, "mkdir(%s): %s", j->cg.dirs[0], strerror(errno));
+	j->cg.version = 2;
+	j->cg.ndirs = 1;
+	snprintf(v, sizeof(v), "%lu", l->memory_mb << 20);
+	if (write_text(j->cg.dirs[0], "memory.max", v, err) < 0)
+		return -1;
+	/* absent without swap accounting, and then there is nothing to cap */
+	write_text(j->cg.dirs[0], "memory.swap.max", "0", NULL);
+	snprintf(v, sizeof(v), "%lu", l->pids);
+	return write_text(j->cg.dirs[0], "pids.max", v, err) < 0 ? -1 : 0;
+}
+
+static int create_v1(struct jail *j, struct err *err)
+{
+	const struct jail_limits *l = &j->spec->limits;
+	static const char *const controllers[JAIL_CGROUP_CONTROLLERS] = {"memory", "pids"};
+	char own[2048], v[64], *dir;
+	int i;
+
+	for (i = 0; i < JAIL_CGROUP_CONTROLLERS; i++) {
+		if (own_group(controllers[i], own, sizeof(own)) < 0)
+			return err_set(err, EXIT_FAILED,
+				       "no cgroup v1 %s controller and no delegated v2 group: "
+				       "cannot limit memory and processes",
+				       controllers[i]);
+		dir = j->cg.dirs[i];
+		snprintf(dir, sizeof(j->cg.dirs[i]), CGROUP_FS "/%s%s/mcpfs-%s", controllers[i],
+			 strcmp(own, "/") ? own : "", j->spec->run_id);
+		if (mkdir(dir, 0755) < 0)
+			return err_set(err, EXIT_FAILED, "mkdir(%s): %s", dir, strerror(errno));
+		j->cg.version = 1;
+		j->cg.ndirs = i + 1;
+	}
+	snprintf(v, sizeof(v), "%lu", l->memory_mb << 20);
+	if (write_text(j->cg.dirs[0], "memory.limit_in_bytes", v, err) < 0)
+		return -1;
+	/* memory+swap, where the kernel accounts swap: no escape into swap */
+	if (access(CGROUP_FS "/memory/memory.memsw.limit_in_bytes", F_OK) == 0 &&
+	    write_text(j->cg.dirs[0], "memory.memsw.limit_in_bytes", v, err) < 0)
+		return -1;
+	snprintf(v, sizeof(v), "%lu", l->pids);
+	return write_text(j->cg.dirs[1], "pids.max", v, err);
+}
+
+int jail_cgroup_create(struct jail *j, struct err *err)
+{
+	int rc = create_v2(j, err);
+
+	if (rc == 1)
+		rc = create_v1(j, err);
+	if (rc < 0)
+		err_prefix(err, "jail: cgroup");
+	return rc < 0 ? -1 : 0;
+}
+
+int jail_cgroup_setup_parent(struct jail *j, struct err *err)
+{
+	char pid[32];
+	int i;
+
+	snprintf(pid, sizeof(pid), "%d", (int)j->pid);
+	for (i = 0; i < j->cg.ndirs; i++)
+		if (write_text(j->cg.dirs[i], "cgroup.procs", pid, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Entered after the parent moved us: the run's group becomes our root, and
+ * the host's hierarchy above it is out of sight. */
+int jail_cgroup_setup_child(struct jail *j, char *why, size_t n)
+{
+	(void)j;
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		return jail_why(why, n, "unshare(CLONE_NEWCGROUP)");
+	return 0;
+}
+
+static int kill_procs(const char *dir)
+{
+	char path[4200];
+	FILE *f;
+	int pid, n = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%d", &pid) == 1) {
+		kill(pid, SIGKILL);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+void jail_cgroup_kill(struct jail *j)
+{
+	int i;
+
+	if (j->cg.version == 2 && write_text(j->cg.dirs[0], "cgroup.kill", "1", NULL) == 0)
+		return;
+	for (i = 0; i < j->cg.ndirs; i++)
+		kill_procs(j->cg.dirs[i]);
+}
+
+void jail_cgroup_events(struct jail *j, bool *memory, bool *pids)
+{
+	*memory = *pids = false;
+	if (j->cg.version == 2) {
+		*memory = read_key(j->cg.dirs[0], "memory.events", "oom_kill") > 0 ||
+			  read_key(j->cg.dirs[0], "memory.events", "max") > 0;
+		*pids = read_key(j->cg.dirs[0], "pids.events", "max") > 0;
+	} else if (j->cg.version == 1) {
+		*memory = read_key(j->cg.dirs[0], "memory.oom_control", "oom_kill") > 0;
+		*pids = j->cg.ndirs > 1 && read_key(j->cg.dirs[1], "pids.events", "max") > 0;
+	}
+}
+
+/* rmdir fails with EBUSY while killed processes are still exiting: retry
+ * for a second. */
+void jail_cgroup_remove(struct jail *j)
+{
+	const struct timespec pause = {0, 5 * 1000 * 1000};
+	int i, tries;
+
+	for (i = j->cg.ndirs - 1; i >= 0; i--)
+		for (tries = 0; rmdir(j->cg.dirs[i]) < 0 && errno == EBUSY && tries < 200; tries++) {
+			kill_procs(j->cg.dirs[i]);
+			nanosleep(&pause, NULL);
+		}
+	j->cg.ndirs = 0;
+	j->cg.version = 0;
+}

@@ -1,0 +1,79 @@
+/* Internals shared by the jail's layers (jail_*.c). Each layer has a
+ * parent-side and/or child-side step; executor/jail.c runs them in order.
+ *
+ * Child steps run between clone and exec in a copy of a multithreaded
+ * process: they make system calls and format into stack buffers only (no
+ * malloc, no stdio), and report failure as one line in @why. */
+#ifndef MCPFS_EXECUTOR_JAIL_I_H
+#define MCPFS_EXECUTOR_JAIL_I_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../common/err.h"
+#include "jail.h"
+
+#define JAIL_MAX_BINDS 32
+#define JAIL_CGROUP_CONTROLLERS 2 /* memory, pids */
+
+/* v1 groups (one folder per controller) or one v2 group. */
+struct jail_cgroup {
+	int version;                                  /* 0: none made, 1 or 2 */
+	char dirs[JAIL_CGROUP_CONTROLLERS][4096];     /* v1: memory, pids; v2: dirs[0] only */
+	int ndirs;
+};
+
+struct jail {
+	const struct jail_spec *spec; /* borrowed, valid during jail_start */
+	pid_t pid;
+	int pidfd;
+	bool reaped;
+	int sync_pipe[2]; /* parent -> child: the parent's steps are done */
+	int err_pipe[2];  /* child -> parent: one line when a step fails; CLOEXEC */
+	const struct sock_fprog *filter; /* built once per process, shared */
+	struct jail_cgroup cg;
+	int src_fds[JAIL_MAX_BINDS + 8]; /* child: O_PATH fds of bind sources */
+};
+
+/* A child step: 0, or -1 with one line in @why. */
+typedef int (*jail_child_fn)(struct jail *j, char *why, size_t n);
+/* A parent step: 0, or -1 with @err. */
+typedef int (*jail_parent_fn)(struct jail *j, struct err *err);
+
+/* Format "call(args): strerror(errno)" into @why; returns -1. */
+int jail_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* jail_user.c: ids. */
+int jail_user_setup_parent(struct jail *j, struct err *err); /* uid_map, gid_map */
+int jail_user_setup_child(struct jail *j, char *why, size_t n);
+
+/* jail_mount.c: the root. */
+int jail_mount_open_child(struct jail *j, char *why, size_t n);  /* open sources, as host root */
+int jail_mount_setup_child(struct jail *j, char *why, size_t n); /* build it, pivot_root */
+
+/* jail_net.c: a private loopback. */
+int jail_net_setup_child(struct jail *j, char *why, size_t n);
+
+/* jail_rlimit.c */
+int jail_rlimit_setup_child(struct jail *j, char *why, size_t n);
+
+/* jail_caps.c: no capabilities, no_new_privs. */
+int jail_caps_setup_child(struct jail *j, char *why, size_t n);
+
+/* jail_seccomp.c: the filter, built once per process (thread-safe). NULL
+ * with @err when libseccomp fails. */
+const struct sock_fprog *jail_seccomp_filter(struct err *err);
+int jail_seccomp_setup_child(struct jail *j, char *why, size_t n);
+
+/* jail_cgroup.c: a per-run group (v2 where delegated, else v1). */
+int jail_cgroup_create(struct jail *j, struct err *err);        /* before clone */
+int jail_cgroup_setup_parent(struct jail *j, struct err *err);  /* move the child in */
+int jail_cgroup_setup_child(struct jail *j, char *why, size_t n); /* a cgroup namespace */
+void jail_cgroup_kill(struct jail *j);
+void jail_cgroup_events(struct jail *j, bool *memory, bool *pids);
+void jail_cgroup_remove(struct jail *j);
+
+#endif

@@ -1,0 +1,65 @@
+/* Ids: the jail's one user and group (JAIL_INNER_ID inside) map to a non-zero
+ * host uid and gid, so nothing the kernel checks outside the namespace sees
+ * root. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jail_i.h"
+
+static int write_proc(pid_t pid, const char *file, const char *text, struct err *err)
+{
+	char path[64];
+	size_t len = strlen(text);
+	int fd, saved;
+	ssize_t w;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, EXIT_FAILED, "open(%s): %s", path, strerror(errno));
+	w = write(fd, text, len);
+	saved = errno;
+	close(fd);
+	if (w != (ssize_t)len)
+		return err_set(err, EXIT_FAILED, "write(%s, \"%s\"): %s", path, text,
+			       strerror(saved));
+	return 0;
+}
+
+/* setgroups stays "allow" (the default for a privileged writer) on purpose:
+ * the child must drop the host's supplementary groups (root's group 0, which
+ * the kernel would still honour on host files) with setgroups(0, NULL), and
+ * "deny" would forbid exactly that. The seccomp filter denies setgroups
+ * afterwards. */
+int jail_user_setup_parent(struct jail *j, struct err *err)
+{
+	char map[64];
+
+	snprintf(map, sizeof(map), "%d %u 1\n", JAIL_INNER_ID, (unsigned)j->spec->host_uid);
+	if (write_proc(j->pid, "uid_map", map, err) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%d %u 1\n", JAIL_INNER_ID, (unsigned)j->spec->host_gid);
+	return write_proc(j->pid, "gid_map", map, err);
+}
+
+/* Become JAIL_INNER_ID, through raw system calls: glibc's wrappers would
+ * broadcast the change to the threads the parent had, which do not exist in
+ * this copy, and wait for them forever. The capabilities of the namespace stay until
+ * jail_caps_setup_child: no id was 0 inside (0 is not mapped), so the kernel
+ * does not clear them on this change. */
+int jail_user_setup_child(struct jail *j, char *why, size_t n)
+{
+	(void)j;
+	if (syscall(SYS_setgroups, 0, NULL) < 0)
+		return jail_why(why, n, "setgroups(0)");
+	if (syscall(SYS_setresgid, JAIL_INNER_ID, JAIL_INNER_ID, JAIL_INNER_ID) < 0)
+		return jail_why(why, n, "setresgid(%d)", JAIL_INNER_ID);
+	if (syscall(SYS_setresuid, JAIL_INNER_ID, JAIL_INNER_ID, JAIL_INNER_ID) < 0)
+		return jail_why(why, n, "setresuid(%d)", JAIL_INNER_ID);
+	return 0;
+}

@@ -1,0 +1,440 @@
+/* One execution: workspace, tree, a bridge of its own, the jail, the
+ * wall-clock timeout, output capture, the result object and the task record. */
+#define _GNU_SOURCE
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/buf.h"
+#include "../common/embed.h"
+#include "../servers/config.h"
+#include "../servers/hub.h"
+#include "../workspaces/session.h"
+#include "../workspaces/workspace.h"
+#include "bridge.h"
+#include "jail.h"
+#include "run_tree.h"
+
+/* The host uid and gid the jail's user maps to: not root, not a login. */
+#define RUN_HOST_ID 64000
+#define RUN_OUTPUT_MAX (1u << 20)      /* per stream, with --json */
+#define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
+#define RUN_RECORD_OUTPUT_MAX (8u << 10)
+#define RUN_DEFAULT_TIMEOUT_S 30.0
+#define RUN_MAX_FILES 8 /* the program and the embedded runtime files */
+#define RUN_DEFAULT_MEMORY_MB 512
+#define RUN_RUNTIME_MODULES MCPFS_SRCDIR "/executor/runtime/node_modules"
+#define RUN_RUNTIME_MODULES_INSTALLED MCPFS_LIBDIR "/runtime/node_modules"
+
+struct capture {
+	int fd; /* read end, -1 at EOF */
+	struct buf b;
+	bool truncated;
+};
+
+struct run {
+	const struct run_opts *o;
+	struct ws ws;
+	char id[64];
+	char session[WS_ID_MAX + 1];
+	char tree[4096], tree_servers[4200];
+	char dir[4096], sock[4200];
+	char token[64], env_token[128];
+	char rt_paths[RUN_MAX_FILES][128]; /* jail paths of the runtime files */
+	struct bridge *bridge;
+	struct jail *jail;
+	struct capture out, errs;
+	bool timed_out;
+	struct jail_exit ex;
+	double t0, duration_ms;
+	char started_at[96], ended_at[96];
+	json_t *calls; /* new */
+	size_t ncalls;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void iso_now(char *out, size_t n)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+}
+
+/* @s as a JSON string, invalid UTF-8 replaced by U+FFFD. New, or NULL. */
+static json_t *utf8_string(const char *s, size_t len)
+{
+	static const char repl[] = "\xef\xbf\xbd";
+	struct buf b;
+	size_t i = 0, k, need;
+	unsigned char c;
+	json_t *j;
+
+	buf_init(&b, 4 * len + 16);
+	while (i < len) {
+		c = (unsigned char)s[i];
+		need = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+			: (c & 0xf8) == 0xf0 ? 3 : 9;
+		if (c == 0 || need == 9 || (need == 1 && c < 0xc2) || (need == 3 && c > 0xf4) ||
+		    i + need >= len + (need ? 0 : 1)) {
+			need = 9;
+		} else {
+			for (k = 1; k <= need; k++)
+				if (((unsigned char)s[i + k] & 0xc0) != 0x80)
+					need = 9;
+		}
+		if (need == 9) {
+			buf_append(&b, repl, 3);
+			i++;
+		} else {
+			buf_append(&b, s + i, need + 1);
+			i += need + 1;
+		}
+	}
+	j = json_stringn(b.data ? b.data : "", b.len);
+	if (!j)
+		j = json_string("(output not representable)");
+	buf_free(&b);
+	return j;
+}
+
+/* Read what is there; past the cap, keep draining so the writer never blocks. */
+static void capture_read(struct capture *c)
+{
+	char chunk[65536];
+	ssize_t r = read(c->fd, chunk, sizeof(chunk));
+	size_t room;
+
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (r <= 0) {
+		close(c->fd);
+		c->fd = -1;
+		return;
+	}
+	room = c->b.max - c->b.len;
+	if ((size_t)r > room)
+		c->truncated = true;
+	buf_append(&c->b, chunk, (size_t)r > room ? room : (size_t)r);
+}
+
+/* Wait for the jail to end, reading captured output, killing it all at the
+ * deadline. */
+static void supervise(struct run *r, double timeout_ms)
+{
+	struct pollfd p[3];
+	struct capture *caps[3] = {NULL, &r->out, &r->errs};
+	bool alive = true;
+	double left;
+	int n, i;
+
+	while (alive || r->out.fd >= 0 || r->errs.fd >= 0) {
+		p[0].fd = alive ? jail_pidfd(r->jail) : -1;
+		p[0].events = POLLIN;
+		for (i = 1; i < 3; i++) {
+			p[i].fd = caps[i]->fd;
+			p[i].events = POLLIN;
+		}
+		left = r->t0 + timeout_ms - now_ms();
+		if (alive && left <= 0 && !r->timed_out) {
+			r->timed_out = true;
+			jail_kill(r->jail);
+		}
+		n = poll(p, 3, alive && !r->timed_out ? (int)ceil(left > 0 ? left : 0) : 1000);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0)
+			continue;
+		if (p[0].revents)
+			alive = false;
+		for (i = 1; i < 3; i++)
+			if (p[i].revents)
+				capture_read(caps[i]);
+	}
+}
+
+static int run_dir_make(struct run *r, struct err *err)
+{
+	char base[3900];
+
+	snprintf(base, sizeof(base), "%s/run", r->o->root);
+	if (mkdir(base, 0755) < 0 && errno != EEXIST)
+		return err_set(err, EXIT_FAILED, "mkdir %s: %s", base, strerror(errno));
+	snprintf(r->dir, sizeof(r->dir), "%s/exec-%s", base, r->id);
+	snprintf(r->sock, sizeof(r->sock), "%s/bridge.sock", r->dir);
+	/* Only the jail's user may enter: another run's jail never sees it
+	 * anyway (its own mount namespace), and host users do not either. */
+	if (mkdir(r->dir, 0700) < 0)
+		return err_set(err, EXIT_FAILED, "mkdir %s: %s", r->dir, strerror(errno));
+	if (chown(r->dir, RUN_HOST_ID, RUN_HOST_ID) < 0)
+		return err_set(err, EXIT_FAILED, "chown %s: %s", r->dir, strerror(errno));
+	return 0;
+}
+
+static int bridge_start(struct run *r, struct err *err)
+{
+	struct bridge_opts bo = {0};
+
+	if (bridge_token_new(r->token, sizeof(r->token)) < 0)
+		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
+	snprintf(r->env_token, sizeof(r->env_token), "%s=%s", BRIDGE_ENV_TOKEN, r->token);
+	bo.hub = r->o->hub;
+	bo.token = r->token;
+	bo.customer = r->ws.customer;
+	bo.workspace = r->ws.workspace;
+	bo.ws = &r->ws;
+	bo.session = r->session;
+	r->bridge = bridge_new(r->sock, &bo, err);
+	if (!r->bridge)
+		return -1;
+	if (chown(r->sock, RUN_HOST_ID, RUN_HOST_ID) < 0)
+		return err_set(err, EXIT_FAILED, "chown %s: %s", r->sock, strerror(errno));
+	return 0;
+}
+
+static const char *runtime_modules(void)
+{
+	return access(RUN_RUNTIME_MODULES "/sucrase", F_OK) == 0 ? RUN_RUNTIME_MODULES
+								 : RUN_RUNTIME_MODULES_INSTALLED;
+}
+
+/* Start the jail with the run's binds, files and environment. */
+static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
+{
+	const struct run_opts *o = r->o;
+	const bool ts = o->lang == RUN_LANG_TYPESCRIPT;
+	const char *py_argv[] = {"/usr/bin/python3", "-s", JAIL_CODE_DIR "/main.py", NULL};
+	const char *ts_argv[] = {"/usr/bin/node", "--import", "file://" JAIL_RUNTIME_DIR
+			      "/register.mjs", JAIL_CODE_DIR "/main.ts", NULL};
+	const char *envp[] = {"PATH=/usr/bin:/bin",
+			      "HOME=/tmp",
+			      "LANG=C.UTF-8",
+			      BRIDGE_ENV_SOCKET "=" JAIL_BRIDGE_DIR "/bridge.sock",
+			      r->env_token,
+			      "PYTHONPATH=" JAIL_TREE,
+			      NULL};
+	struct jail_bind binds[] = {
+		{r->ws.workspace, JAIL_WORKSPACE, true},
+		{r->ws.skills, JAIL_SKILLS, false},
+		{r->tree, JAIL_TREE, false},
+		{r->tree_servers, JAIL_CODE_DIR "/servers", false},
+		{r->dir, JAIL_BRIDGE_DIR, false},
+		{runtime_modules(), JAIL_RUNTIME_DIR "/node_modules", false},
+	};
+	struct jail_file files[RUN_MAX_FILES];
+	struct jail_spec s = {0};
+	size_t nfiles = 0, i;
+	double timeout = o->timeout_s > 0 ? o->timeout_s : RUN_DEFAULT_TIMEOUT_S;
+	unsigned long mem = o->memory_mb ? o->memory_mb : RUN_DEFAULT_MEMORY_MB;
+	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (in_fd < 0)
+		return err_set(err, EXIT_FAILED, "open /dev/null: %s", strerror(errno));
+	files[nfiles++] = (struct jail_file){ts ? JAIL_CODE_DIR "/main.ts" : JAIL_CODE_DIR
+						     "/main.py",
+					     o->code, o->code_len, 0444};
+	for (i = 0; ts && executor_embedded_files[i].name && nfiles < RUN_MAX_FILES; i++) {
+		snprintf(r->rt_paths[nfiles], sizeof(r->rt_paths[nfiles]), JAIL_RUNTIME_DIR "/%s",
+			 executor_embedded_files[i].name);
+		files[nfiles] = (struct jail_file){r->rt_paths[nfiles],
+						   executor_embedded_files[i].data,
+						   executor_embedded_files[i].len, 0444};
+		nfiles++;
+	}
+	s.argv = ts ? ts_argv : py_argv;
+	s.envp = envp;
+	s.binds = binds;
+	s.nbinds = sizeof(binds) / sizeof(binds[0]) - (ts ? 0 : 1);
+	s.files = files;
+	s.nfiles = nfiles;
+	s.cwd = JAIL_WORKSPACE;
+	s.host_uid = RUN_HOST_ID;
+	s.host_gid = RUN_HOST_ID;
+	s.limits = (struct jail_limits){
+		.cpu_s = ceil(timeout),
+		.fsize_mb = 256,
+		.nofile = 1024,
+		.nproc = 4096,
+		.data_mb = mem < 1024 ? 2048 : 2 * mem,
+		.memory_mb = mem,
+		.pids = 256,
+		.tmp_mb = 64,
+	};
+	s.stdin_fd = o->capture ? in_fd : o->stdin_fd >= 0 ? o->stdin_fd : in_fd;
+	s.stdout_fd = out_fd;
+	s.stderr_fd = err_fd;
+	s.run_id = r->id;
+	r->t0 = now_ms();
+	iso_now(r->started_at, sizeof(r->started_at));
+	r->jail = jail_start(&s, err);
+	close(in_fd);
+	return r->jail ? 0 : -1;
+}
+
+static json_t *result_new(struct run *r)
+{
+	json_t *limits = json_array(), *res;
+
+	if (r->timed_out)
+		json_array_append_new(limits, json_string("timeout"));
+	if (r->ex.memory_limit)
+		json_array_append_new(limits, json_string("memory"));
+	if (r->ex.pids_limit)
+		json_array_append_new(limits, json_string("pids"));
+	if (r->ex.signal == SIGXCPU)
+		json_array_append_new(limits, json_string("cpu"));
+	if (r->ex.signal == SIGXFSZ)
+		json_array_append_new(limits, json_string("file_size"));
+	if (r->out.truncated || r->errs.truncated)
+		json_array_append_new(limits, json_string("output"));
+	res = json_pack("{s:i,s:i,s:b,s:o,s:o,s:{s:b,s:b},s:f,s:I,s:o,s:s,s:s,s:s}", "exit_code",
+			r->ex.signal ? 128 + r->ex.signal : r->ex.exit_code, "signal",
+			r->ex.signal, "timed_out", r->timed_out, "stdout",
+			utf8_string(r->out.b.data ? r->out.b.data : "", r->out.b.len), "stderr",
+			utf8_string(r->errs.b.data ? r->errs.b.data : "", r->errs.b.len),
+			"truncated", "stdout", r->out.truncated, "stderr", r->errs.truncated,
+			"duration_ms", r->duration_ms, "tool_calls", (json_int_t)r->ncalls,
+			"limits", limits, "customer", r->ws.customer, "session_id", r->session,
+			"run_id", r->id);
+	return res;
+}
+
+static void record(struct run *r, json_t *res)
+{
+	const struct run_opts *o = r->o;
+	size_t code_len = o->code_len < RUN_RECORD_CODE_MAX ? o->code_len : RUN_RECORD_CODE_MAX;
+	size_t out_len = r->out.b.len < RUN_RECORD_OUTPUT_MAX ? r->out.b.len
+							       : RUN_RECORD_OUTPUT_MAX;
+	struct err e = {0};
+	json_t *task;
+
+	task = json_pack("{s:s,s:s,s:o,s:{s:O,s:O,s:O},s:o,s:O,s:O,s:s,s:s,s:s}", "task_id", r->id,
+			 "description", o->description ? o->description : "", "code",
+			 utf8_string(o->code, code_len), "result", "exit_code",
+			 json_object_get(res, "exit_code"), "timed_out",
+			 json_object_get(res, "timed_out"), "limits",
+			 json_object_get(res, "limits"), "output",
+			 utf8_string(r->out.b.data ? r->out.b.data : "", out_len), "tool_calls",
+			 r->calls ? r->calls : json_null(), "exit_code",
+			 json_object_get(res, "exit_code"), "started_at", r->started_at,
+			 "ended_at", r->ended_at, "language",
+			 o->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python");
+	if (!task || session_append_task(&r->ws, r->session, task, &e) < 0)
+		fprintf(stderr, "mcpfs: exec: session log: %s\n",
+			task ? e.text : "out of memory");
+	json_decref(task);
+}
+
+static int workspace_ready(struct run *r, struct err *err)
+{
+	const char *customer = r->o->customer ? r->o->customer : "default";
+	struct stat st;
+
+	if (ws_open(r->o->root, customer, true, &r->ws, err) < 0)
+		return -1;
+	if (stat(r->ws.workspace, &st) < 0)
+		return err_set(err, EXIT_FAILED, "stat %s: %s", r->ws.workspace, strerror(errno));
+	if (st.st_uid != RUN_HOST_ID && ws_chown(&r->ws, RUN_HOST_ID, RUN_HOST_ID, err) < 0)
+		return -1;
+	return 0;
+}
+
+static void run_cleanup(struct run *r)
+{
+	jail_free(r->jail);
+	bridge_free(r->bridge); /* removes the socket */
+	if (r->dir[0])
+		rmdir(r->dir);
+	if (r->out.fd >= 0)
+		close(r->out.fd);
+	if (r->errs.fd >= 0)
+		close(r->errs.fd);
+	buf_free(&r->out.b);
+	buf_free(&r->errs.b);
+	json_decref(r->calls);
+}
+
+json_t *run_exec(const struct run_opts *o, int *status, struct err *err)
+{
+	struct run r = {.o = o, .out = {.fd = -1}, .errs = {.fd = -1}};
+	int po[2] = {-1, -1}, pe[2] = {-1, -1};
+	json_t *res = NULL;
+	double timeout = o->timeout_s > 0 ? o->timeout_s : RUN_DEFAULT_TIMEOUT_S;
+
+	buf_init(&r.out.b, RUN_OUTPUT_MAX);
+	buf_init(&r.errs.b, RUN_OUTPUT_MAX);
+	if (run_id_new(r.id, sizeof(r.id)) < 0) {
+		err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(r.session, sizeof(r.session), "%s", o->session ? o->session : r.id);
+	if (workspace_ready(&r, err) < 0 ||
+	    run_tree_dir(o->root, o->cfg, o->hub, r.tree, sizeof(r.tree), err) < 0)
+		goto out;
+	snprintf(r.tree_servers, sizeof(r.tree_servers), "%s/servers", r.tree);
+	if (run_dir_make(&r, err) < 0 || bridge_start(&r, err) < 0)
+		goto out;
+	if (o->capture && (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)) {
+		err_set(err, EXIT_FAILED, "pipe2: %s", strerror(errno));
+		goto out;
+	}
+	if (jail_up(&r, o->capture ? po[1] : STDOUT_FILENO, o->capture ? pe[1] : STDERR_FILENO,
+		    err) < 0)
+		goto out;
+	if (o->capture) {
+		close(po[1]);
+		close(pe[1]);
+		po[1] = pe[1] = -1;
+		r.out.fd = po[0];
+		r.errs.fd = pe[0];
+		po[0] = pe[0] = -1;
+	}
+	supervise(&r, timeout * 1e3);
+	jail_wait(r.jail, &r.ex);
+	r.duration_ms = now_ms() - r.t0;
+	iso_now(r.ended_at, sizeof(r.ended_at));
+	jail_free(r.jail);
+	r.jail = NULL;
+	bridge_stop(r.bridge); /* after the jail: every call it made is answered */
+	r.ncalls = bridge_ncalls(r.bridge);
+	r.calls = bridge_calls(r.bridge);
+	res = result_new(&r);
+	if (!res) {
+		err_set(err, EXIT_FAILED, "out of memory");
+		goto out;
+	}
+	*status = r.ex.signal ? 128 + r.ex.signal : r.ex.exit_code;
+	if (o->record)
+		record(&r, res);
+out:
+	if (po[0] >= 0)
+		close(po[0]);
+	if (po[1] >= 0)
+		close(po[1]);
+	if (pe[0] >= 0)
+		close(pe[0]);
+	if (pe[1] >= 0)
+		close(pe[1]);
+	run_cleanup(&r);
+	return res;
+}

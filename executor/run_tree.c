@@ -1,0 +1,135 @@
+/* Finding or making the tree for a run (see run_tree.h). */
+#define _GNU_SOURCE
+#include "run_tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../codegen/codegen.h"
+#include "../common/fsx.h"
+#include "../fusefs/mount.h"
+#include "../servers/config.h"
+#include "../servers/hub.h"
+#include "../tree/snapshot.h"
+#include "../tree/write.h"
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; s && *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	h ^= 0xff; /* field separator: "ab","c" differs from "a","bc" */
+	return h * 0x100000001b3ull;
+}
+
+/* The cache key: whatever changes the tree's bytes short of a catalog change. */
+static uint64_t tree_key(const struct config *cfg)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i, k;
+
+	h = fnv(h, cfg->origin);
+	for (i = 0; i < cfg->nservers; i++) {
+		const struct server_config *sc = &cfg->servers[i];
+
+		h = fnv(h, sc->name);
+		h = fnv(h, sc->command);
+		h = fnv(h, sc->url);
+		for (k = 0; k < sc->nargs; k++)
+			h = fnv(h, sc->args[k]);
+	}
+	return h;
+}
+
+/* Is @mp mounted with allow_other? Without it the jail's user (another
+ * uid) gets EACCES on every file of the mount. */
+static bool mount_allows_others(const char *mp)
+{
+	char line[8192], *fields[10], *save, *tok;
+	bool found = false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int i;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		for (i = 0, tok = strtok_r(line, " \n", &save); tok && i < 10;
+		     tok = strtok_r(NULL, " \n", &save))
+			fields[i++] = tok;
+		if (i < 10 || strcmp(fields[4], mp))
+			continue;
+		/* after the "-" separator: fstype, source, super options */
+		while (tok && strcmp(tok, "-"))
+			tok = strtok_r(NULL, " \n", &save);
+		tok = tok ? strtok_r(NULL, " \n", &save) : NULL;
+		tok = tok ? strtok_r(NULL, " \n", &save) : NULL;
+		tok = tok ? strtok_r(NULL, " \n", &save) : NULL;
+		found = tok && strstr(tok, "allow_other");
+	}
+	fclose(f);
+	return found;
+}
+
+static bool fresh(const char *dir)
+{
+	char servers[4200];
+	struct stat st;
+
+	snprintf(servers, sizeof(servers), "%s/servers", dir);
+	return stat(servers, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       time(NULL) - st.st_mtime < RUN_TREE_MAX_AGE_S;
+}
+
+static int generate(struct hub *hub, const char *dir, struct err *err)
+{
+	struct tree_snapshot *s = tree_snapshot_new(hub, CG_LANG_ALL, cg_templates_embedded(), err);
+	int rc;
+
+	if (!s)
+		return -1;
+	rc = tree_write(s, dir, NULL, err);
+	tree_snapshot_free(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub, char *out, size_t n,
+		 struct err *err)
+{
+	char base[4096], dir[4200], lock[4300];
+	unsigned langs = 0;
+	int fd, rc;
+
+	if (fusefs_mount_find(root, cfg->origin, out, n, &langs) == 0 &&
+	    (langs & CG_LANG_ALL) == CG_LANG_ALL && mount_allows_others(out))
+		return 0;
+	snprintf(base, sizeof(base), "%s/cache/trees", root);
+	snprintf(dir, sizeof(dir), "%s/%016llx", base, (unsigned long long)tree_key(cfg));
+	if ((size_t)snprintf(out, n, "%s", dir) >= n)
+		return err_set(err, EXIT_USAGE, "tree path too long: %s", dir);
+	if (fresh(dir))
+		return 0;
+	if ((rc = fsx_mkdirs(base, 0755)) < 0)
+		return err_set(err, EXIT_FAILED, "mkdir %s: %s", base, strerror(-rc));
+	/* One writer at a time: a run that already bound the tree must not see
+	 * it replaced under it by a parallel cold run. */
+	snprintf(lock, sizeof(lock), "%s.lock", dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", lock, strerror(errno));
+	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+	rc = fresh(dir) ? 0 : generate(hub, dir, err);
+	close(fd);
+	if (rc < 0)
+		err_prefix(err, "tree for the run");
+	return rc;
+}

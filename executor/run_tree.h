@@ -1,0 +1,24 @@
+/* The tree a run sees: a live FUSE mount of the same config when one is
+ * running (and readable by the jail's user: mounted with allow_other), else
+ * a tree written under <root>/cache/trees/<key>/ and reused while fresh, so
+ * a warm run starts no server. */
+#ifndef MCPFS_EXECUTOR_RUN_TREE_H
+#define MCPFS_EXECUTOR_RUN_TREE_H
+
+#include <stddef.h>
+
+#include "../common/err.h"
+
+struct config;
+struct hub;
+
+/* A cached tree older than this is written again (from the hub's catalogs,
+ * which it may take from its own disk cache). */
+#define RUN_TREE_MAX_AGE_S (24 * 3600)
+
+/* The folder holding README.md and servers/ into @out. Returns 0 or -1 with
+ * @err. */
+int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub, char *out, size_t n,
+		 struct err *err);
+
+#endif

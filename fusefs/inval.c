@@ -1,0 +1,206 @@
+#include "inval.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Ceiling on swaps waiting; past it a swap is dropped and what the kernel
+ * holds from it lasts until its timeout (FUSEFS_TIMEOUT_S) instead. */
+#define INVAL_QUEUE_MAX 4096
+
+struct fusefs_inval_job {
+	struct fusefs_inval_job *next;
+	size_t server;
+	struct fusefs_snap *old;      /* owned: what the kernel may have cached */
+	struct fusefs_snap *new_snap; /* owned */
+};
+
+static void job_free(struct fusefs_inval_job *j)
+{
+	fusefs_snap_unref(j->old);
+	fusefs_snap_unref(j->new_snap);
+	free(j);
+}
+
+struct fusefs_inval *fusefs_inval_new(double tick_s)
+{
+	struct fusefs_inval *v = calloc(1, sizeof(*v));
+	pthread_condattr_t ca;
+
+	if (!v)
+		return NULL;
+	v->tick_s = tick_s;
+	if (pthread_mutex_init(&v->lock, NULL))
+		goto out_free;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (pthread_cond_init(&v->cond, &ca)) {
+		pthread_condattr_destroy(&ca);
+		pthread_mutex_destroy(&v->lock);
+		goto out_free;
+	}
+	pthread_condattr_destroy(&ca);
+	return v;
+out_free:
+	free(v);
+	return NULL;
+}
+
+/* Drop what the kernel may hold for the folder as @old showed it: the
+ * folder's attributes and cached listing, each name's dentry, and each file's
+ * attributes and pages. New names need nothing: misses are never cached. */
+static void run_job(struct fusefs_inval *v, const struct fusefs_inval_job *j)
+{
+	const struct cg_entry *e;
+	uint64_t dir, ino;
+	size_t i, n;
+
+	dir = fusefs_tree_server_ino(v->tree, j->server, NULL);
+	if (!dir)
+		return;
+	v->ops.inval_inode(v->ops.ctx, dir);
+	if (cg_server_list(j->old->cg, &e, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		ino = fusefs_tree_server_ino(v->tree, j->server, e[i].name);
+		if (!ino)
+			continue;
+		v->ops.inval_entry(v->ops.ctx, dir, e[i].name);
+		v->ops.inval_inode(v->ops.ctx, ino);
+	}
+}
+
+static struct timespec tick_deadline(double s)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += (time_t)s;
+	ts.tv_nsec += (long)((s - (double)(time_t)s) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+static void *inval_thread(void *arg)
+{
+	struct fusefs_inval *v = arg;
+	struct fusefs_inval_job *j;
+	struct timespec until = tick_deadline(v->tick_s);
+
+	pthread_mutex_lock(&v->lock);
+	while (!v->stop) {
+		j = v->head;
+		if (j) {
+			v->head = j->next;
+			if (!v->head)
+				v->tail = NULL;
+			pthread_mutex_unlock(&v->lock);
+			run_job(v, j);
+			job_free(j);
+			pthread_mutex_lock(&v->lock);
+			v->queued--;
+			pthread_cond_broadcast(&v->cond);
+			continue;
+		}
+		if (pthread_cond_timedwait(&v->cond, &v->lock, &until) != ETIMEDOUT)
+			continue;
+		/* The poll may swap snapshots, which queues jobs: no lock held. */
+		pthread_mutex_unlock(&v->lock);
+		fusefs_tree_poll(v->tree);
+		until = tick_deadline(v->tick_s);
+		pthread_mutex_lock(&v->lock);
+	}
+	pthread_mutex_unlock(&v->lock);
+	return NULL;
+}
+
+int fusefs_inval_start(struct fusefs_inval *v, struct fusefs_tree *tree,
+		       const struct fusefs_notify_ops *ops)
+{
+	int rc;
+
+	v->tree = tree;
+	v->ops = *ops;
+	rc = pthread_create(&v->thread, NULL, inval_thread, v);
+	if (rc)
+		return -rc;
+	v->started = true;
+	return 0;
+}
+
+void fusefs_inval_push(void *ctx, size_t server, struct fusefs_snap *old,
+		       struct fusefs_snap *new_snap)
+{
+	struct fusefs_inval *v = ctx;
+	struct fusefs_inval_job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		fprintf(stderr, "mcpfs: mount: out of memory queueing an invalidation\n");
+		fusefs_snap_unref(old);
+		fusefs_snap_unref(new_snap);
+		return;
+	}
+	j->server = server;
+	j->old = old;
+	j->new_snap = new_snap;
+	pthread_mutex_lock(&v->lock);
+	if (v->stop || v->queued >= INVAL_QUEUE_MAX) {
+		pthread_mutex_unlock(&v->lock);
+		job_free(j);
+		return;
+	}
+	if (v->tail)
+		v->tail->next = j;
+	else
+		v->head = j;
+	v->tail = j;
+	v->queued++;
+	pthread_cond_broadcast(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+}
+
+bool fusefs_inval_drain(struct fusefs_inval *v, double timeout_s)
+{
+	struct timespec until = tick_deadline(timeout_s);
+	bool drained;
+
+	pthread_mutex_lock(&v->lock);
+	while (v->queued && !v->stop)
+		if (pthread_cond_timedwait(&v->cond, &v->lock, &until) == ETIMEDOUT)
+			break;
+	drained = v->queued == 0;
+	pthread_mutex_unlock(&v->lock);
+	return drained;
+}
+
+void fusefs_inval_stop(struct fusefs_inval *v)
+{
+	pthread_mutex_lock(&v->lock);
+	v->stop = true;
+	pthread_cond_broadcast(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+	if (v->started)
+		pthread_join(v->thread, NULL);
+	v->started = false;
+}
+
+void fusefs_inval_free(struct fusefs_inval *v)
+{
+	struct fusefs_inval_job *j;
+
+	if (!v)
+		return;
+	fusefs_inval_stop(v);
+	while ((j = v->head)) {
+		v->head = j->next;
+		job_free(j);
+	}
+	pthread_cond_destroy(&v->cond);
+	pthread_mutex_destroy(&v->lock);
+	free(v);
+}

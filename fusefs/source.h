@@ -1,0 +1,24 @@
+/* Where the mount gets catalogs: the hub in `mcpfs mount`, a fake in unit
+ * tests. */
+#ifndef MCPFS_FUSEFS_SOURCE_H
+#define MCPFS_FUSEFS_SOURCE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+#include "../servers/hub.h"
+
+struct fusefs_source {
+	/* The server's tools (new array) and generation; starts it when needed
+	 * and may block up to its connect timeout. NULL with @err. */
+	json_t *(*tools)(void *ctx, const char *server, uint64_t *generation, struct err *err);
+	/* State, generation, why and log tail; never blocks on the server. */
+	void (*info)(void *ctx, const char *server, struct hub_server_info *out);
+	void *ctx;
+};
+
+/* A source over @h (borrowed; outlives the source). */
+void fusefs_source_hub(struct fusefs_source *src, struct hub *h);
+
+#endif

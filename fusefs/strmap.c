@@ -1,0 +1,119 @@
+#include "strmap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t fusefs_strhash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+void fusefs_strmap_init(struct fusefs_strmap *m, size_t max)
+{
+	m->slots = NULL;
+	m->cap = 0;
+	m->count = 0;
+	m->max = max;
+}
+
+void fusefs_strmap_free(struct fusefs_strmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		free(m->slots[i].key);
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = 0;
+	m->count = 0;
+}
+
+static struct fusefs_strmap_slot *probe(const struct fusefs_strmap *m, const char *key, size_t n,
+					uint64_t hash)
+{
+	size_t i = hash & (m->cap - 1);
+
+	for (;;) {
+		struct fusefs_strmap_slot *s = &m->slots[i];
+
+		if (!s->key)
+			return s;
+		if (s->hash == hash && !strncmp(s->key, key, n) && s->key[n] == '\0')
+			return s;
+		i = (i + 1) & (m->cap - 1);
+	}
+}
+
+void *fusefs_strmap_get(const struct fusefs_strmap *m, const char *key, size_t n)
+{
+	struct fusefs_strmap_slot *s;
+
+	if (!m->cap)
+		return NULL;
+	s = probe(m, key, n, fusefs_strhash(key, n));
+	return s->key ? s->value : NULL;
+}
+
+/* Keep the load under 1/2 so probes stay short. */
+static int grow(struct fusefs_strmap *m)
+{
+	struct fusefs_strmap_slot *old = m->slots, *s;
+	size_t oldcap = m->cap, i, cap = m->cap ? m->cap * 2 : 64;
+
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
+		return -ENOMEM;
+	}
+	m->cap = cap;
+	for (i = 0; i < oldcap; i++) {
+		if (!old[i].key)
+			continue;
+		s = probe(m, old[i].key, strlen(old[i].key), old[i].hash);
+		*s = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+int fusefs_strmap_put(struct fusefs_strmap *m, const char *key, size_t n, void *value,
+		      void **existing)
+{
+	struct fusefs_strmap_slot *s;
+	uint64_t hash = fusefs_strhash(key, n);
+	int rc;
+
+	if (m->cap) {
+		s = probe(m, key, n, hash);
+		if (s->key) {
+			if (existing)
+				*existing = s->value;
+			return 0;
+		}
+	}
+	if (m->count >= m->max)
+		return -ENOSPC;
+	if ((m->count + 1) * 2 > m->cap) {
+		rc = grow(m);
+		if (rc)
+			return rc;
+	}
+	s = probe(m, key, n, hash);
+	s->key = strndup(key, n);
+	if (!s->key)
+		return -ENOMEM;
+	s->hash = hash;
+	s->value = value;
+	m->count++;
+	if (existing)
+		*existing = NULL;
+	return 0;
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# The main job on the embedded default servers, start to end: list the
+# servers and their tools, call a few, write the tree of code files, mount it,
+# browse it, and run agent code in the jail that imports from it.
+set -eu
+cd "$(dirname "$0")/.."
+bin=$PWD/build/mcpfs
+demo=$(mktemp -d /tmp/mcpfs-demo.XXXXXX)
+export MCPFS_ROOT="$demo/root"
+mnt=$demo/mnt
+cleanup() {
+	if mountpoint -q "$mnt" 2>/dev/null; then fusermount3 -u "$mnt" || fusermount3 -uz "$mnt"; fi
+	rm -rf "$demo"
+}
+trap cleanup EXIT INT TERM
+step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "$2"; }
+
+step "The configured servers (the embedded default set)" "mcpfs servers"
+"$bin" servers
+
+step "Their tools" "mcpfs tools everything"
+"$bin" tools everything
+
+step "Call a tool" "mcpfs call everything get-sum '{\"a\": 2, \"b\": 40}'"
+"$bin" call everything get-sum '{"a": 2, "b": 40}'
+
+step "Call a per-customer server" "mcpfs call memory create_entities ..."
+"$bin" call memory create_entities \
+	'{"entities": [{"name": "mcpfs", "entityType": "project", "observations": ["turns MCP servers into code"]}]}'
+"$bin" call memory read_graph
+
+step "Write the tree of importable code files" "mcpfs generate --out $demo/tree"
+"$bin" generate --out "$demo/tree"
+ls "$demo/tree/servers/everything" | head -8
+echo "..."
+sed -n '1,25p' "$demo/tree/servers/everything/get_sum.py"
+
+step "Mount the same tree with FUSE" "mcpfs mount $mnt"
+mkdir -p "$mnt"
+"$bin" mount "$mnt"
+cat "$mnt/servers/everything/README.md" | head -8
+diff -r "$demo/tree" "$mnt" && echo "the mount and the generated tree are identical"
+
+step "Run agent code in the jail" "mcpfs exec --customer demo -"
+"$bin" exec --customer demo --lang python - <<'PY'
+from servers.everything import get_sum
+total = sum(get_sum(a=i, b=i) for i in range(10))
+print("sum of 2*i for i < 10, computed through the tool:", total)
+PY
+
+step "The same in TypeScript" "mcpfs exec --customer demo --lang typescript -"
+"$bin" exec --customer demo --lang typescript - <<'TS'
+import * as everything from "./servers/everything";
+const results = await Promise.all([1, 2, 3].map((i) => everything.get_sum({ a: i, b: 1 })));
+console.log("parallel calls from TypeScript:", JSON.stringify(results));
+TS
+
+step "The customer's session log" "mcpfs session list demo"
+"$bin" session list demo
+fusermount3 -u "$mnt"
+echo
+echo "demo done"

@@ -1,0 +1,728 @@
+/* The MCP protocol over one transport: initialize with version negotiation,
+ * requests matched to responses by id, server requests answered on a worker
+ * thread of our own (never on the transport's thread, which must keep reading),
+ * progress, timeouts with notifications/cancelled, list_changed. */
+#define _GNU_SOURCE
+#include "client.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jsonrpc.h"
+#include "server_log.h"
+#include "transport.h"
+
+#define CLIENT_VERSION "0.1.0"
+#define CLIENT_DEFAULT_TIMEOUT_S 60.0
+#define CLIENT_DEFAULT_CONNECT_TIMEOUT_S 30.0
+/* tools/list pages followed at most: a server whose cursors never end is broken. */
+#define CLIENT_MAX_PAGES 1000
+/* Server requests waiting for the worker at most; more are answered with an error. */
+#define CLIENT_MAX_QUEUED 256
+
+/* The version we offer first, then the older ones we accept in the reply. */
+static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
+						"2024-11-05"};
+
+struct pending {
+	json_int_t id;
+	pthread_cond_t cond;
+	bool done;		     /* protected by client.lock */
+	json_t *response;	     /* new; protected by client.lock; NULL if the link died */
+	client_progress_fn progress; /* called under client.lock */
+	void *progress_ctx;
+	struct pending *next;
+};
+
+struct queued {
+	json_t *msg; /* new: a server request */
+	struct queued *next;
+};
+
+struct client {
+	struct server_config *sc; /* new copy */
+	struct server_log *log;
+	char *log_path;
+	struct client_events ev;
+	const struct transport_ops *ops;
+	struct transport *t; /* set by connect, before any other thread can see it */
+
+	pthread_mutex_t lock;
+	json_int_t next_id;	 /* protected by lock */
+	struct pending *pending; /* protected by lock */
+	bool alive;		 /* protected by lock */
+	char why[ERR_TEXT_MAX];	 /* protected by lock: why the link died */
+	struct queued *queue;	 /* protected by lock: server requests for the worker */
+	struct queued **queue_tail;
+	size_t nqueued;
+	bool stop_worker; /* protected by lock */
+	pthread_cond_t worker_cond;
+	pthread_t worker;
+	bool worker_started;
+
+	/* Re-initialization after -ESTALE: one at a time, once per lost session. */
+	pthread_mutex_t reinit_lock;
+	unsigned session; /* protected by reinit_lock */
+
+	char protocol_version[32]; /* set by the handshake */
+};
+
+static const struct transport_ops *ops_for(enum server_transport tr)
+{
+	switch (tr) {
+	case TRANSPORT_STDIO:
+		return &transport_stdio_ops;
+	case TRANSPORT_HTTP:
+		return &transport_http_ops;
+	case TRANSPORT_SSE:
+		return &transport_sse_ops;
+	}
+	return &transport_stdio_ops;
+}
+
+static void deadline_after(struct timespec *ts, double s)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += (time_t)s;
+	ts->tv_nsec += (long)((s - (double)(time_t)s) * 1e9);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static struct pending *find_pending(struct client *c, json_int_t id)
+{
+	struct pending *p;
+
+	for (p = c->pending; p; p = p->next)
+		if (p->id == id)
+			return p;
+	return NULL;
+}
+
+static void unlink_pending(struct client *c, struct pending *p)
+{
+	struct pending **pp;
+
+	for (pp = &c->pending; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			return;
+		}
+}
+
+static void on_response(struct client *c, json_t *msg)
+{
+	json_t *id = json_object_get(msg, "id");
+	struct pending *p = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (json_is_integer(id))
+		p = find_pending(c, json_integer_value(id));
+	if (p && !p->done) {
+		p->response = json_incref(msg);
+		p->done = true;
+		pthread_cond_signal(&p->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	/* A reply to a cancelled or timed-out request is dropped. */
+}
+
+static void on_progress(struct client *c, const json_t *params)
+{
+	const json_t *token = json_object_get(params, "progressToken");
+	const json_t *total = json_object_get(params, "total");
+	struct pending *p;
+
+	if (!json_is_integer(token))
+		return;
+	pthread_mutex_lock(&c->lock);
+	p = find_pending(c, json_integer_value(token));
+	if (p && !p->done && p->progress)
+		p->progress(p->progress_ctx, json_number_value(json_object_get(params, "progress")),
+			    json_is_number(total) ? json_number_value(total) : -1,
+			    json_string_value(json_object_get(params, "message")));
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void on_notification(struct client *c, const json_t *msg)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	const json_t *params = json_object_get(msg, "params");
+	char *text;
+
+	if (!strcmp(method, "notifications/progress")) {
+		on_progress(c, params);
+	} else if (!strcmp(method, "notifications/tools/list_changed")) {
+		if (c->ev.on_tools_changed)
+			c->ev.on_tools_changed(c->ev.ctx);
+	} else if (!strcmp(method, "notifications/message")) {
+		text = json_dumps(json_object_get(params, "data"), JSON_COMPACT | JSON_ENCODE_ANY);
+		server_log_printf(c->log, "server log [%s]: %.900s",
+				  json_string_value(json_object_get(params, "level")) ?: "?",
+				  text ? text : "");
+		free(text);
+	}
+}
+
+static void enqueue_request(struct client *c, json_t *msg)
+{
+	struct queued *q = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->nqueued < CLIENT_MAX_QUEUED)
+		q = calloc(1, sizeof(*q));
+	if (q) {
+		q->msg = msg;
+		*c->queue_tail = q;
+		c->queue_tail = &q->next;
+		c->nqueued++;
+		pthread_cond_signal(&c->worker_cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!q) {
+		server_log_printf(c->log, "dropped a server request: too many queued");
+		json_decref(msg);
+	}
+}
+
+/* From the transport (its thread, or the caller's inside send()). */
+static void sink_message(void *ctx, json_t *msg)
+{
+	struct client *c = ctx;
+
+	switch (jsonrpc_classify(msg)) {
+	case JSONRPC_RESPONSE:
+		on_response(c, msg);
+		break;
+	case JSONRPC_REQUEST:
+		enqueue_request(c, msg);
+		return;
+	case JSONRPC_NOTIFICATION:
+		on_notification(c, msg);
+		break;
+	case JSONRPC_INVALID:
+		server_log_printf(c->log, "ignored a message that is not JSON-RPC 2.0");
+		break;
+	}
+	json_decref(msg);
+}
+
+static void fail_pending_locked(struct client *c)
+{
+	struct pending *p;
+
+	for (p = c->pending; p; p = p->next) {
+		p->done = true;
+		pthread_cond_signal(&p->cond);
+	}
+}
+
+static void sink_closed(void *ctx, const char *why)
+{
+	struct client *c = ctx;
+	bool was_alive;
+
+	pthread_mutex_lock(&c->lock);
+	was_alive = c->alive;
+	c->alive = false;
+	snprintf(c->why, sizeof(c->why), "%s", why);
+	fail_pending_locked(c);
+	pthread_mutex_unlock(&c->lock);
+	if (was_alive && c->ev.on_closed)
+		c->ev.on_closed(c->ev.ctx, why);
+}
+
+/* elicitation/create: there is no user to ask. We do not advertise the
+ * capability; a server that asks anyway gets the form accepted with the
+ * schema's defaults (SEP-1034) when every required field has one, and
+ * declined otherwise. URL mode needs a browser: an error. */
+static json_t *elicit(struct client *c, json_t *id, const json_t *params)
+{
+	const json_t *schema = json_object_get(params, "requestedSchema");
+	const json_t *props = json_object_get(schema, "properties");
+	const json_t *required = json_object_get(schema, "required");
+	const char *mode = json_string_value(json_object_get(params, "mode"));
+	json_t *content, *prop, *dflt, *r;
+	const char *key;
+	size_t i;
+
+	if (mode && strcmp(mode, "form"))
+		return jsonrpc_error_new(id, JSONRPC_METHOD_NOT_FOUND,
+					 "mcpfs cannot elicit in this mode (no user attached)");
+	content = json_object();
+	json_object_foreach((json_t *)props, key, prop)
+	{
+		dflt = json_object_get(prop, "default");
+		if (dflt && content)
+			json_object_set(content, key, dflt);
+	}
+	json_array_foreach(required, i, r)
+	{
+		if (!json_is_string(r) || !json_object_get(content, json_string_value(r))) {
+			server_log_printf(c->log,
+					  "declined an elicitation: required field without a "
+					  "default");
+			json_decref(content);
+			return jsonrpc_result_new(id, json_pack("{s:s}", "action", "decline"));
+		}
+	}
+	server_log_printf(c->log, "accepted an elicitation with the schema's defaults");
+	return jsonrpc_result_new(id, json_pack("{s:s, s:o}", "action", "accept", "content",
+						content ? content : json_object()));
+}
+
+/* The answer to one server request: a new response message. */
+static json_t *answer(struct client *c, json_t *req)
+{
+	const char *method = json_string_value(json_object_get(req, "method"));
+	json_t *id = json_object_get(req, "id"), *roots, *r;
+	size_t i;
+
+	if (!strcmp(method, "ping"))
+		return jsonrpc_result_new(id, json_object());
+	if (!strcmp(method, "roots/list")) {
+		roots = json_array();
+		for (i = 0; roots && i < c->sc->nroots; i++) {
+			r = json_pack("{s:s}", "uri", c->sc->roots[i]);
+			if (r)
+				json_array_append_new(roots, r);
+		}
+		return jsonrpc_result_new(id, json_pack("{s:o}", "roots", roots));
+	}
+	if (!strcmp(method, "sampling/createMessage"))
+		return jsonrpc_error_new(id, JSONRPC_METHOD_NOT_FOUND,
+					 "mcpfs does not support sampling (no model attached)");
+	if (!strcmp(method, "elicitation/create"))
+		return elicit(c, id, json_object_get(req, "params"));
+	return jsonrpc_error_new(id, JSONRPC_METHOD_NOT_FOUND, "method not found");
+}
+
+static void *worker_main(void *arg)
+{
+	struct client *c = arg;
+	struct err e = {0};
+	struct queued *q;
+	json_t *resp;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!c->queue && !c->stop_worker)
+			pthread_cond_wait(&c->worker_cond, &c->lock);
+		if (c->stop_worker)
+			break;
+		q = c->queue;
+		c->queue = q->next;
+		if (!c->queue)
+			c->queue_tail = &c->queue;
+		c->nqueued--;
+		pthread_mutex_unlock(&c->lock);
+		resp = answer(c, q->msg);
+		if (resp && c->ops->send(c->t, resp, &e) < 0)
+			server_log_printf(c->log, "answering %s: %s",
+					  json_string_value(json_object_get(q->msg, "method")),
+					  e.text);
+		json_decref(resp);
+		json_decref(q->msg);
+		free(q);
+		pthread_mutex_lock(&c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+struct client *client_new(const struct server_config *sc, const char *log_path,
+			  const struct client_events *ev)
+{
+	struct client *c = calloc(1, sizeof(*c));
+	pthread_condattr_t ca;
+
+	if (!c)
+		return NULL;
+	c->sc = server_config_dup(sc);
+	c->log_path = log_path ? strdup(log_path) : NULL;
+	if (!c->sc || (log_path && !c->log_path)) {
+		server_config_free(c->sc);
+		free(c->log_path);
+		free(c);
+		return NULL;
+	}
+	c->log = log_path ? server_log_open(log_path) : NULL;
+	if (ev)
+		c->ev = *ev;
+	c->ops = ops_for(sc->transport);
+	c->next_id = 1;
+	c->queue_tail = &c->queue;
+	snprintf(c->why, sizeof(c->why), "server '%s' is not connected", sc->name);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->reinit_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->worker_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return c;
+}
+
+/* Send @msg (borrowed); on -ESTALE initialize again and send once more. */
+static int send_msg(struct client *c, json_t *msg, bool may_reinit, struct err *err);
+
+static int handshake(struct client *c, struct err *err);
+
+static int send_msg(struct client *c, json_t *msg, bool may_reinit, struct err *err)
+{
+	unsigned session = 0;
+	int rc;
+
+	/* The handshake's own messages (may_reinit false) run under reinit_lock. */
+	if (may_reinit) {
+		pthread_mutex_lock(&c->reinit_lock);
+		session = c->session;
+		pthread_mutex_unlock(&c->reinit_lock);
+	}
+	rc = c->ops->send(c->t, msg, err);
+	if (rc != -ESTALE || !may_reinit)
+		return rc == -ESTALE ? err_set(err, EXIT_UNREACHABLE,
+					       "server '%s' lost our session", c->sc->name)
+				     : rc;
+	pthread_mutex_lock(&c->reinit_lock);
+	rc = 0;
+	if (session == c->session) {
+		server_log_printf(c->log, "session lost: initializing again");
+		rc = handshake(c, err);
+		if (!rc)
+			c->session++;
+	}
+	pthread_mutex_unlock(&c->reinit_lock);
+	if (rc)
+		return rc;
+	rc = c->ops->send(c->t, msg, err);
+	if (rc == -ESTALE)
+		return err_set(err, EXIT_UNREACHABLE, "server '%s' lost our session twice",
+			       c->sc->name);
+	return rc;
+}
+
+static void cond_init_monotonic(pthread_cond_t *cond)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+static void send_cancelled(struct client *c, json_int_t id, const char *reason)
+{
+	json_t *n = jsonrpc_notification_new(
+	    "notifications/cancelled", json_pack("{s:I, s:s}", "requestId", id, "reason", reason));
+	struct err e = {0};
+
+	if (n && c->ops->send(c->t, n, &e) < 0)
+		server_log_printf(c->log, "sending notifications/cancelled: %s", e.text);
+	json_decref(n);
+}
+
+/* One request: @params stolen. Returns the new "result" member, or NULL with
+ * @err. @what names the request in messages ("tools/call 'echo'"). */
+static json_t *request(struct client *c, const char *method, json_t *params, const char *what,
+		       double timeout_s, client_progress_fn progress, void *progress_ctx,
+		       bool may_reinit, struct err *err)
+{
+	struct pending p = {0};
+	struct timespec deadline;
+	json_t *msg = NULL, *result = NULL, *error, *meta;
+	bool timed_out = false;
+	int rc = 0;
+
+	cond_init_monotonic(&p.cond);
+	p.progress = progress;
+	p.progress_ctx = progress_ctx;
+	pthread_mutex_lock(&c->lock);
+	if (!c->alive) {
+		err_set(err, EXIT_UNREACHABLE, "%s", c->why);
+		pthread_mutex_unlock(&c->lock);
+		json_decref(params);
+		goto out_cond;
+	}
+	p.id = c->next_id++;
+	p.next = c->pending;
+	c->pending = &p;
+	pthread_mutex_unlock(&c->lock);
+
+	if (progress && params) {
+		meta = json_pack("{s:I}", "progressToken", p.id);
+		if (meta)
+			json_object_set_new(params, "_meta", meta);
+	}
+	msg = jsonrpc_request_new(p.id, method, params);
+	if (!msg) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: out of memory", c->sc->name, what);
+		goto out_unlink;
+	}
+	if (send_msg(c, msg, may_reinit, err) < 0)
+		goto out_unlink;
+
+	deadline_after(&deadline, timeout_s);
+	pthread_mutex_lock(&c->lock);
+	while (!p.done && !rc)
+		rc = pthread_cond_timedwait(&p.cond, &c->lock, &deadline);
+	timed_out = !p.done;
+	if (!p.response && !timed_out)
+		err_set(err, EXIT_UNREACHABLE, "%s (during %s)", c->why, what);
+	unlink_pending(c, &p);
+	pthread_mutex_unlock(&c->lock);
+	if (timed_out) {
+		send_cancelled(c, p.id, "timed out");
+		server_log_printf(c->log, "%s timed out after %g s: sent notifications/cancelled",
+				  what, timeout_s);
+		err_set(err, EXIT_UNREACHABLE, "server '%s': %s timed out after %g s", c->sc->name,
+			what, timeout_s);
+		goto out_msg;
+	}
+	if (!p.response)
+		goto out_msg;
+	error = json_object_get(p.response, "error");
+	if (error) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: JSON-RPC error %lld: %s", c->sc->name,
+			what, (long long)json_integer_value(json_object_get(error, "code")),
+			json_string_value(json_object_get(error, "message")) ?: "(no message)");
+	} else if (!json_is_object(json_object_get(p.response, "result"))) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: the result is not an object",
+			c->sc->name, what);
+	} else {
+		result = json_incref(json_object_get(p.response, "result"));
+	}
+	json_decref(p.response);
+	goto out_msg;
+out_unlink:
+	pthread_mutex_lock(&c->lock);
+	unlink_pending(c, &p);
+	/* A write to a server that just died: say why it died. */
+	if (!c->alive)
+		err_set(err, EXIT_UNREACHABLE, "%s (during %s)", c->why, what);
+	pthread_mutex_unlock(&c->lock);
+out_msg:
+	json_decref(msg);
+out_cond:
+	pthread_cond_destroy(&p.cond);
+	return result;
+}
+
+static double timeout_or(double t, double dflt)
+{
+	return t > 0 ? t : dflt;
+}
+
+static bool version_accepted(const char *v)
+{
+	size_t i;
+
+	for (i = 0; v && i < sizeof(protocol_versions) / sizeof(protocol_versions[0]); i++)
+		if (!strcmp(v, protocol_versions[i]))
+			return true;
+	return false;
+}
+
+static int handshake(struct client *c, struct err *err)
+{
+	json_t *params, *caps, *result, *note;
+	const char *version;
+	int rc = -1;
+
+	caps = json_object();
+	/* Roots are declared only when configured: server-filesystem replaces
+	 * its command-line folders with the client's roots. */
+	if (caps && c->sc->nroots)
+		json_object_set_new(caps, "roots", json_pack("{s:b}", "listChanged", 0));
+	params = json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion", protocol_versions[0],
+			   "capabilities", caps, "clientInfo", "name", "mcpfs", "version",
+			   CLIENT_VERSION);
+	result = request(c, "initialize", params, "initialize",
+			 timeout_or(c->sc->connect_timeout_s, CLIENT_DEFAULT_CONNECT_TIMEOUT_S),
+			 NULL, NULL, false, err);
+	if (!result)
+		return -1;
+	version = json_string_value(json_object_get(result, "protocolVersion"));
+	if (!version_accepted(version)) {
+		err_set(err, EXIT_UNREACHABLE,
+			"server '%s' answered protocol version '%s'; mcpfs speaks 2025-11-25, "
+			"2025-06-18, 2025-03-26, 2024-11-05",
+			c->sc->name, version ? version : "(none)");
+		goto out_result;
+	}
+	snprintf(c->protocol_version, sizeof(c->protocol_version), "%s", version);
+	note = jsonrpc_notification_new("notifications/initialized", NULL);
+	if (!note || send_msg(c, note, false, err) < 0) {
+		if (!note)
+			err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", c->sc->name);
+		json_decref(note);
+		goto out_result;
+	}
+	json_decref(note);
+	server_log_printf(
+	    c->log, "initialized: protocol %s, server %s %s", version,
+	    json_string_value(json_object_get(json_object_get(result, "serverInfo"), "name"))
+		?: "?",
+	    json_string_value(json_object_get(json_object_get(result, "serverInfo"), "version"))
+		?: "?");
+	c->ops->ready(c->t, version);
+	rc = 0;
+out_result:
+	json_decref(result);
+	return rc;
+}
+
+static void stop_transport(struct client *c)
+{
+	struct queued *q;
+
+	pthread_mutex_lock(&c->lock);
+	c->alive = false;
+	c->stop_worker = true;
+	pthread_cond_signal(&c->worker_cond);
+	pthread_mutex_unlock(&c->lock);
+	if (c->worker_started)
+		pthread_join(c->worker, NULL);
+	c->worker_started = false;
+	if (c->t)
+		c->ops->close(c->t);
+	c->t = NULL;
+	while ((q = c->queue)) {
+		c->queue = q->next;
+		json_decref(q->msg);
+		free(q);
+	}
+	c->queue_tail = &c->queue;
+	c->nqueued = 0;
+}
+
+int client_connect(struct client *c, struct err *err)
+{
+	struct transport_sink sink = {c, sink_message, sink_closed};
+
+	if (c->t)
+		return err_set(err, EXIT_UNREACHABLE, "server '%s': already connected",
+			       c->sc->name);
+	c->stop_worker = false;
+	pthread_mutex_lock(&c->lock);
+	c->alive = true;
+	pthread_mutex_unlock(&c->lock);
+	c->t = c->ops->open(c->sc, &sink, c->log_path, err);
+	if (!c->t) {
+		pthread_mutex_lock(&c->lock);
+		c->alive = false;
+		snprintf(c->why, sizeof(c->why), "%s", err ? err->text : "connect failed");
+		pthread_mutex_unlock(&c->lock);
+		return -1;
+	}
+	if (pthread_create(&c->worker, NULL, worker_main, c)) {
+		err_set(err, EXIT_UNREACHABLE, "server '%s': pthread_create failed", c->sc->name);
+		goto out_stop;
+	}
+	c->worker_started = true;
+	if (handshake(c, err) < 0)
+		goto out_stop;
+	return 0;
+out_stop:
+	server_log_printf(c->log, "connect failed: %s", err ? err->text : "");
+	stop_transport(c);
+	pthread_mutex_lock(&c->lock);
+	snprintf(c->why, sizeof(c->why), "%s", err ? err->text : "connect failed");
+	pthread_mutex_unlock(&c->lock);
+	return -1;
+}
+
+json_t *client_list_tools(struct client *c, struct err *err)
+{
+	json_t *tools = json_array(), *params, *result, *page, *cursor;
+	double timeout = timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S);
+	char *next = NULL;
+	int n;
+
+	if (!tools) {
+		err_set(err, EXIT_FAILED, "out of memory");
+		return NULL;
+	}
+	for (n = 0; n < CLIENT_MAX_PAGES; n++) {
+		params = next ? json_pack("{s:s}", "cursor", next) : json_object();
+		free(next);
+		next = NULL;
+		result =
+		    request(c, "tools/list", params, "tools/list", timeout, NULL, NULL, true, err);
+		if (!result)
+			goto out_free;
+		page = json_object_get(result, "tools");
+		if (!json_is_array(page) || json_array_extend(tools, page) < 0) {
+			err_set(err, EXIT_FAILED, "server '%s': tools/list: no \"tools\" array",
+				c->sc->name);
+			json_decref(result);
+			goto out_free;
+		}
+		cursor = json_object_get(result, "nextCursor");
+		if (json_is_string(cursor) && json_string_length(cursor))
+			next = strdup(json_string_value(cursor));
+		json_decref(result);
+		if (!next)
+			return tools;
+	}
+	err_set(err, EXIT_FAILED, "server '%s': tools/list: more than %d pages", c->sc->name,
+		CLIENT_MAX_PAGES);
+out_free:
+	free(next);
+	json_decref(tools);
+	return NULL;
+}
+
+json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,
+			 client_progress_fn progress, void *progress_ctx, struct err *err)
+{
+	char what[300];
+	json_t *params;
+
+	snprintf(what, sizeof(what), "tools/call '%s'", tool);
+	params = json_pack("{s:s, s:o}", "name", tool, "arguments",
+			   args ? json_incref(args) : json_object());
+	if (!params) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: out of memory", c->sc->name, what);
+		return NULL;
+	}
+	return request(
+	    c, "tools/call", params, what,
+	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S)), progress,
+	    progress_ctx, true, err);
+}
+
+bool client_alive(struct client *c)
+{
+	bool alive;
+
+	pthread_mutex_lock(&c->lock);
+	alive = c->alive;
+	pthread_mutex_unlock(&c->lock);
+	return alive;
+}
+
+const char *client_protocol_version(struct client *c)
+{
+	return c->protocol_version;
+}
+
+void client_free(struct client *c)
+{
+	if (!c)
+		return;
+	stop_transport(c);
+	server_log_close(c->log);
+	pthread_cond_destroy(&c->worker_cond);
+	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->reinit_lock);
+	server_config_free(c->sc);
+	free(c->log_path);
+	free(c);
+}

@@ -1,0 +1,816 @@
+/* Every configured server, started lazily. One hub lock guards the tables;
+ * it is never held while talking to a server, starting one, or calling the
+ * consumer back. A connection (struct conn) is refcounted so a call in flight
+ * keeps its client while another thread replaces a dead one. */
+#define _GNU_SOURCE
+#include "hub.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../common/fsx.h"
+#include "catalog_cache.h"
+#include "server_log.h"
+
+#define HUB_DEFAULT_CUSTOMER "default"
+#define HUB_DEFAULT_IDLE_S 300.0
+#define HUB_DEFAULT_TIMEOUT_S 60.0
+#define HUB_DEFAULT_CONNECT_S 30.0
+/* Restart backoff: the first restart is immediate, then 1 s doubling to 30 s;
+ * a connection that stayed up HUB_HEALTHY_S resets the count. */
+#define HUB_BACKOFF_MAX_S 30.0
+#define HUB_HEALTHY_S 30.0
+/* How often the refresher thread looks for idle or dead instances. */
+#define HUB_SWEEP_S 1.0
+#define HUB_LOG_TAIL_LINES 8
+
+struct instance;
+
+struct conn {
+	struct client *c;
+	struct instance *inst;
+	unsigned refs; /* protected by hub.lock */
+	bool detached; /* protected by hub.lock: the last release frees it */
+};
+
+struct instance {
+	struct hub_server *srv;
+	char *customer;	      /* NULL for a shared server */
+	struct conn *conn;    /* protected by hub.lock */
+	enum hub_state state; /* protected by hub.lock */
+	char why[512];	      /* protected by hub.lock */
+	unsigned failures;    /* protected by hub.lock */
+	double next_try;      /* protected by hub.lock: monotonic seconds */
+	double started_at;    /* protected by hub.lock */
+	double last_used;     /* protected by hub.lock */
+	struct instance *next;
+};
+
+struct hub_server {
+	struct hub *hub;
+	const struct server_config *sc; /* borrowed from the config */
+	char log_path[PATH_MAX];
+	char cache_path[PATH_MAX];
+	char hash[17];
+	struct instance *instances; /* protected by hub.lock */
+	json_t *tools;		    /* protected by hub.lock; new; NULL until known */
+	uint64_t generation;	    /* protected by hub.lock */
+	bool dirty;		    /* protected by hub.lock: list_changed seen */
+	char list_why[512];	    /* protected by hub.lock: why the last tools/list failed */
+};
+
+struct hub {
+	const struct config *cfg; /* borrowed */
+	struct hub_opts opts;
+	char *state_dir;
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* instance state changes; refresher wake-ups */
+	struct hub_server *servers;
+	size_t n;
+	pthread_t refresher;
+	bool refresher_started;
+	bool stop;		    /* protected by lock */
+	pthread_mutex_t cache_lock; /* one writer per cache file at a time */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *m, double t)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	pthread_cond_timedwait(cond, m, &ts);
+}
+
+static struct hub_server *find_server(struct hub *h, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (!strcmp(h->servers[i].sc->name, name))
+			return &h->servers[i];
+	return NULL;
+}
+
+/* Customer ids become folder names: the rule of workspaces/workspace.h. */
+static bool customer_valid(const char *id)
+{
+	size_t n = strlen(id), i;
+
+	if (!n || n > 64 || !strcmp(id, ".") || !strcmp(id, ".."))
+		return false;
+	for (i = 0; i < n; i++) {
+		char ch = id[i];
+		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			     (ch >= '0' && ch <= '9');
+
+		if (!alnum && (i == 0 || !strchr("._-", ch)))
+			return false;
+	}
+	return true;
+}
+
+static double backoff_s(unsigned failures)
+{
+	double d = 1;
+
+	if (failures <= 1)
+		return 0;
+	while (--failures > 1 && d < HUB_BACKOFF_MAX_S)
+		d *= 2;
+	return d < HUB_BACKOFF_MAX_S ? d : HUB_BACKOFF_MAX_S;
+}
+
+/* Called with hub.lock held: a start failed or a connection died. */
+static void record_failure(struct instance *inst, const char *why)
+{
+	double now = now_s();
+
+	if (inst->state == HUB_READY && now - inst->started_at >= HUB_HEALTHY_S)
+		inst->failures = 0;
+	inst->failures++;
+	inst->next_try = now + backoff_s(inst->failures);
+	inst->state = HUB_FAILED;
+	snprintf(inst->why, sizeof(inst->why), "%s", why);
+}
+
+static void ev_closed(void *ctx, const char *why)
+{
+	struct conn *cn = ctx;
+	struct hub *h = cn->inst->srv->hub;
+
+	pthread_mutex_lock(&h->lock);
+	if (cn->inst->conn == cn)
+		record_failure(cn->inst, why);
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static bool is_catalog_instance(const struct instance *inst)
+{
+	return !inst->customer || !strcmp(inst->customer, HUB_DEFAULT_CUSTOMER);
+}
+
+static void ev_tools_changed(void *ctx)
+{
+	struct conn *cn = ctx;
+	struct hub *h = cn->inst->srv->hub;
+
+	pthread_mutex_lock(&h->lock);
+	if (cn->inst->conn == cn && is_catalog_instance(cn->inst)) {
+		cn->inst->srv->dirty = true;
+		pthread_cond_broadcast(&h->cond);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Called with hub.lock held. Returns the conn to free now (outside the lock),
+ * or NULL when a call still holds it (its release frees it). */
+static struct conn *detach_locked(struct instance *inst)
+{
+	struct conn *cn = inst->conn;
+
+	inst->conn = NULL;
+	if (!cn)
+		return NULL;
+	if (cn->refs) {
+		cn->detached = true;
+		return NULL;
+	}
+	return cn;
+}
+
+static void conn_free(struct conn *cn)
+{
+	if (!cn)
+		return;
+	client_free(cn->c);
+	free(cn);
+}
+
+static void release(struct hub *h, struct conn *cn)
+{
+	bool last;
+
+	pthread_mutex_lock(&h->lock);
+	last = --cn->refs == 0 && cn->detached;
+	cn->inst->last_used = now_s();
+	pthread_mutex_unlock(&h->lock);
+	if (last)
+		conn_free(cn);
+}
+
+/* Called with hub.lock held. */
+static struct instance *instance_get(struct hub_server *srv, const char *customer)
+{
+	struct instance *inst;
+
+	for (inst = srv->instances; inst; inst = inst->next)
+		if ((!customer && !inst->customer) ||
+		    (customer && inst->customer && !strcmp(customer, inst->customer)))
+			return inst;
+	inst = calloc(1, sizeof(*inst));
+	if (!inst)
+		return NULL;
+	inst->srv = srv;
+	inst->customer = customer ? strdup(customer) : NULL;
+	if (customer && !inst->customer) {
+		free(inst);
+		return NULL;
+	}
+	inst->next = srv->instances;
+	srv->instances = inst;
+	return inst;
+}
+
+/* The instance's config: the shared one, or a copy with ${CUSTOMER},
+ * ${WORKSPACE} and ${STATE} expanded (their folders created). New, or NULL
+ * with @err. */
+static struct server_config *instance_config(struct instance *inst, const char *workspace,
+					     struct err *err)
+{
+	const struct server_config *sc = inst->srv->sc;
+	char ws[PATH_MAX], state[PATH_MAX];
+	struct server_config *out;
+	int rc;
+
+	if (!inst->customer)
+		out = server_config_dup(sc);
+	else {
+		if (snprintf(state, sizeof(state), "%s/workspaces/%s/state",
+			     inst->srv->hub->state_dir, inst->customer) >= (int)sizeof(state) ||
+		    snprintf(ws, sizeof(ws), "%s/workspaces/%s/workspace",
+			     inst->srv->hub->state_dir, inst->customer) >= (int)sizeof(ws)) {
+			err_set(err, EXIT_USAGE, "server '%s': data root path too long", sc->name);
+			return NULL;
+		}
+		if (workspace)
+			snprintf(ws, sizeof(ws), "%s", workspace);
+		if ((rc = fsx_mkdirs(ws, 0750)) || (rc = fsx_mkdirs(state, 0750))) {
+			err_set(err, EXIT_UNREACHABLE, "server '%s': mkdir(%s): %s", sc->name,
+				rc == -EEXIST ? state : ws, strerror(-rc));
+			return NULL;
+		}
+		out = server_config_instantiate_state(sc, inst->customer, ws, state);
+	}
+	if (!out)
+		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", sc->name);
+	return out;
+}
+
+/* Start @inst (state STARTING, lock not held). @deadline caps the connect
+ * and the first list (monotonic; 0: none). Returns a new conn or NULL. */
+static struct conn *start(struct instance *inst, const char *workspace, double deadline,
+			  struct err *err)
+{
+	struct client_events ev = {0};
+	struct server_config *sc;
+	struct conn *cn;
+	double left;
+
+	sc = instance_config(inst, workspace, err);
+	if (!sc)
+		return NULL;
+	if (deadline > 0) {
+		left = deadline - now_s();
+		if (left < 0.1)
+			left = 0.1;
+		if (!sc->connect_timeout_s || sc->connect_timeout_s > left)
+			sc->connect_timeout_s = left;
+		if (!sc->timeout_s || sc->timeout_s > left)
+			sc->timeout_s = left;
+	}
+	cn = calloc(1, sizeof(*cn));
+	if (!cn) {
+		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", sc->name);
+		goto out_sc;
+	}
+	cn->inst = inst;
+	ev.ctx = cn;
+	ev.on_tools_changed = ev_tools_changed;
+	ev.on_closed = ev_closed;
+	cn->c = client_new(sc, inst->srv->log_path, &ev);
+	if (!cn->c) {
+		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", sc->name);
+		free(cn);
+		cn = NULL;
+		goto out_sc;
+	}
+	if (client_connect(cn->c, err) < 0) {
+		conn_free(cn);
+		cn = NULL;
+	}
+out_sc:
+	server_config_free(sc);
+	return cn;
+}
+
+/* A live connection to @srv's instance for @customer (NULL: shared), started
+ * or restarted as needed; held until release(). @deadline as in start(); a
+ * restart backoff is waited out only if it ends before the deadline. */
+static struct conn *acquire(struct hub *h, struct hub_server *srv, const char *customer,
+			    const char *workspace, double deadline, struct err *err)
+{
+	struct conn *cn = NULL, *dead;
+	struct instance *inst;
+	bool catalog_known;
+	double wait;
+
+	pthread_mutex_lock(&h->lock);
+	inst = instance_get(srv, customer);
+	if (!inst) {
+		pthread_mutex_unlock(&h->lock);
+		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", srv->sc->name);
+		return NULL;
+	}
+	for (;;) {
+		if (inst->conn && client_alive(inst->conn->c)) {
+			cn = inst->conn;
+			cn->refs++;
+			inst->last_used = now_s();
+			break;
+		}
+		if (inst->state == HUB_STARTING) {
+			pthread_cond_wait(&h->cond, &h->lock);
+			continue;
+		}
+		dead = detach_locked(inst);
+		if (dead) {
+			pthread_mutex_unlock(&h->lock);
+			conn_free(dead);
+			pthread_mutex_lock(&h->lock);
+			continue;
+		}
+		wait = inst->next_try - now_s();
+		if (wait > 0) {
+			/* Without a deadline (a catalog read) do not wait at all. */
+			if (deadline <= 0 || now_s() + wait > deadline) {
+				err_set(err, EXIT_UNREACHABLE,
+					"%s; next restart attempt in %.1f s (backoff)", inst->why,
+					wait);
+				break;
+			}
+			cond_wait_until(&h->cond, &h->lock, inst->next_try);
+			continue;
+		}
+		inst->state = HUB_STARTING;
+		pthread_mutex_unlock(&h->lock);
+		cn = start(inst, workspace, deadline, err);
+		pthread_mutex_lock(&h->lock);
+		if (cn) {
+			inst->conn = cn;
+			inst->state = HUB_READY;
+			inst->started_at = inst->last_used = now_s();
+			cn->refs++;
+			/* A restarted server may list other tools than the catalog
+			 * we hold (from the cache or an older run): look again. */
+			catalog_known = srv->tools != NULL;
+			if (catalog_known && is_catalog_instance(inst))
+				srv->dirty = true;
+		} else {
+			record_failure(inst, err ? err->text : "start failed");
+		}
+		pthread_cond_broadcast(&h->cond);
+		break;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return cn;
+}
+
+static const char *catalog_customer(const struct hub_server *srv)
+{
+	return srv->sc->scope == SCOPE_CUSTOMER ? HUB_DEFAULT_CUSTOMER : NULL;
+}
+
+static void log_line(struct hub_server *srv, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* One line in the server's log, from the hub (rare: not worth a held handle). */
+static void log_line(struct hub_server *srv, const char *fmt, ...)
+{
+	struct server_log *l = server_log_open(srv->log_path);
+	char line[ERR_TEXT_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	server_log_printf(l, "%s", line);
+	server_log_close(l);
+}
+
+/* Install @tools (stolen) as @srv's catalog; bump the generation when it
+ * differs, save the cache, and tell the consumer. */
+static void set_catalog(struct hub *h, struct hub_server *srv, json_t *tools)
+{
+	uint64_t gen;
+	bool changed, notify;
+	int rc;
+
+	pthread_mutex_lock(&h->lock);
+	changed = !srv->tools || !json_equal(srv->tools, tools);
+	notify = changed && srv->generation > 0;
+	if (changed) {
+		json_decref(srv->tools);
+		srv->tools = json_incref(tools);
+		srv->generation++;
+	}
+	gen = srv->generation;
+	pthread_mutex_unlock(&h->lock);
+
+	pthread_mutex_lock(&h->cache_lock);
+	rc = catalog_cache_save(srv->cache_path, srv->hash, gen, tools);
+	pthread_mutex_unlock(&h->cache_lock);
+	if (rc < 0)
+		log_line(srv, "writing the catalog cache %s: %s", srv->cache_path, strerror(-rc));
+	json_decref(tools);
+	if (notify && h->opts.on_catalog_changed)
+		h->opts.on_catalog_changed(h->opts.ctx, srv->sc->name, gen);
+}
+
+/* List @srv's tools live and install them. Returns 0 or -1 with @err. */
+static int relist(struct hub *h, struct hub_server *srv, double deadline, struct err *err)
+{
+	struct conn *cn;
+	json_t *tools;
+
+	cn = acquire(h, srv, catalog_customer(srv), NULL, deadline, err);
+	if (!cn)
+		return -1;
+	tools = client_list_tools(cn->c, err);
+	release(h, cn);
+	pthread_mutex_lock(&h->lock);
+	snprintf(srv->list_why, sizeof(srv->list_why), "%s",
+		 tools ? ""
+		 : err ? err->text
+		       : "tools/list failed");
+	pthread_mutex_unlock(&h->lock);
+	if (!tools)
+		return -1;
+	set_catalog(h, srv, tools);
+	return 0;
+}
+
+/* The catalog: in memory, else the disk cache when fresh, else live. */
+static json_t *catalog(struct hub *h, struct hub_server *srv, double deadline, uint64_t *gen,
+		       struct err *err)
+{
+	json_t *tools;
+	uint64_t cached_gen = 0;
+
+	pthread_mutex_lock(&h->lock);
+	tools = json_incref(srv->tools);
+	if (gen)
+		*gen = srv->generation;
+	pthread_mutex_unlock(&h->lock);
+	if (tools)
+		return tools;
+	tools =
+	    catalog_cache_load(srv->cache_path, srv->hash, h->opts.cache_max_age_s, &cached_gen);
+	if (tools) {
+		pthread_mutex_lock(&h->lock);
+		if (!srv->tools) {
+			srv->tools = json_incref(tools);
+			srv->generation = cached_gen;
+		}
+		json_decref(tools);
+		tools = json_incref(srv->tools);
+		if (gen)
+			*gen = srv->generation;
+		pthread_mutex_unlock(&h->lock);
+		return tools;
+	}
+	if (relist(h, srv, deadline, err) < 0)
+		return NULL;
+	pthread_mutex_lock(&h->lock);
+	tools = json_incref(srv->tools);
+	if (gen)
+		*gen = srv->generation;
+	pthread_mutex_unlock(&h->lock);
+	return tools;
+}
+
+/* Called with hub.lock held: the conn of @inst if it is alive. */
+static struct conn *conn_if_alive(struct instance *inst)
+{
+	if (!inst || !inst->conn || !client_alive(inst->conn->c))
+		return NULL;
+	inst->conn->refs++;
+	return inst->conn;
+}
+
+/* Refresher thread: re-lists catalogs after list_changed, stops idle customer
+ * instances, and frees dead connections nobody uses. */
+static void *refresher_main(void *arg)
+{
+	struct hub *h = arg;
+	double idle = h->opts.idle_timeout_s > 0 ? h->opts.idle_timeout_s : HUB_DEFAULT_IDLE_S;
+	struct instance *inst;
+	struct conn *cn, *stale;
+	struct err e = {0};
+	json_t *tools;
+	size_t i;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stop) {
+		for (i = 0; i < h->n && !h->stop; i++) {
+			struct hub_server *srv = &h->servers[i];
+
+			if (srv->dirty) {
+				srv->dirty = false;
+				for (inst = srv->instances; inst; inst = inst->next)
+					if (is_catalog_instance(inst))
+						break;
+				cn = conn_if_alive(inst);
+				if (!cn)
+					continue;
+				pthread_mutex_unlock(&h->lock);
+				tools = client_list_tools(cn->c, &e);
+				release(h, cn);
+				if (tools)
+					set_catalog(h, srv, tools);
+				pthread_mutex_lock(&h->lock);
+				i = (size_t)-1; /* the lock was dropped: look again */
+				continue;
+			}
+			for (inst = srv->instances; inst; inst = inst->next) {
+				cn = inst->conn;
+				if (!cn || cn->refs || inst->state == HUB_STARTING)
+					continue;
+				if (client_alive(cn->c) &&
+				    (!inst->customer || now_s() - inst->last_used < idle))
+					continue;
+				if (client_alive(cn->c))
+					inst->state = HUB_IDLE;
+				stale = detach_locked(inst);
+				pthread_mutex_unlock(&h->lock);
+				conn_free(stale);
+				pthread_mutex_lock(&h->lock);
+				break;
+			}
+		}
+		if (!h->stop)
+			cond_wait_until(&h->cond, &h->lock, now_s() + HUB_SWEEP_S);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+struct hub *hub_new(const struct config *cfg, const struct hub_opts *opts)
+{
+	struct hub *h = calloc(1, sizeof(*h));
+	pthread_condattr_t ca;
+	size_t i;
+
+	if (!h)
+		return NULL;
+	h->cfg = cfg;
+	h->opts = *opts;
+	h->state_dir = strdup(opts->state_dir ? opts->state_dir : ".");
+	h->servers = calloc(cfg->nservers + 1, sizeof(*h->servers));
+	if (!h->state_dir || !h->servers)
+		goto out_free;
+	h->n = cfg->nservers;
+	for (i = 0; i < h->n; i++) {
+		struct hub_server *srv = &h->servers[i];
+
+		srv->hub = h;
+		srv->sc = &cfg->servers[i];
+		snprintf(srv->log_path, sizeof(srv->log_path), "%s/logs/%s.log", h->state_dir,
+			 srv->sc->name);
+		snprintf(srv->cache_path, sizeof(srv->cache_path), "%s/cache/catalogs/%s.json",
+			 h->state_dir, srv->sc->name);
+		catalog_cache_hash(srv->sc, srv->hash);
+	}
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->cache_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	h->refresher_started = !pthread_create(&h->refresher, NULL, refresher_main, h);
+	return h;
+out_free:
+	free(h->servers);
+	free(h->state_dir);
+	free(h);
+	return NULL;
+}
+
+struct stopper {
+	pthread_t thread;
+	struct conn *cn;
+};
+
+static void *stop_main(void *arg)
+{
+	conn_free(((struct stopper *)arg)->cn);
+	return NULL;
+}
+
+void hub_free(struct hub *h)
+{
+	struct stopper *stoppers;
+	struct instance *inst, *next;
+	size_t i, n = 0, total = 0;
+
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->lock);
+	h->stop = true;
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	if (h->refresher_started)
+		pthread_join(h->refresher, NULL);
+	for (i = 0; i < h->n; i++)
+		for (inst = h->servers[i].instances; inst; inst = inst->next)
+			total++;
+	/* Servers take up to seconds to exit: stop them all at once. The
+	 * instances go only after every connection is closed: until then a
+	 * transport thread may still call back with one. */
+	stoppers = calloc(total + 1, sizeof(*stoppers));
+	for (i = 0; i < h->n; i++) {
+		for (inst = h->servers[i].instances; inst; inst = inst->next) {
+			if (!inst->conn)
+				continue;
+			if (stoppers) {
+				stoppers[n].cn = inst->conn;
+				if (!pthread_create(&stoppers[n].thread, NULL, stop_main,
+						    &stoppers[n])) {
+					n++;
+					continue;
+				}
+			}
+			conn_free(inst->conn);
+		}
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(stoppers[i].thread, NULL);
+	for (i = 0; i < h->n; i++) {
+		for (inst = h->servers[i].instances; inst; inst = next) {
+			next = inst->next;
+			free(inst->customer);
+			free(inst);
+		}
+		json_decref(h->servers[i].tools);
+	}
+	free(stoppers);
+	pthread_cond_destroy(&h->cond);
+	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->cache_lock);
+	free(h->servers);
+	free(h->state_dir);
+	free(h);
+}
+
+size_t hub_count(const struct hub *h)
+{
+	return h->n;
+}
+
+const char *hub_name(const struct hub *h, size_t i)
+{
+	return i < h->n ? h->servers[i].sc->name : NULL;
+}
+
+void hub_info(struct hub *h, const char *server, struct hub_server_info *out)
+{
+	struct hub_server *srv = find_server(h, server);
+	struct instance *inst;
+	const char *cust;
+
+	memset(out, 0, sizeof(*out));
+	if (!srv) {
+		out->name = server;
+		out->state = HUB_FAILED;
+		snprintf(out->why, sizeof(out->why), "no server named '%s' in the config", server);
+		return;
+	}
+	out->name = srv->sc->name;
+	out->log_path = srv->log_path;
+	cust = catalog_customer(srv);
+	pthread_mutex_lock(&h->lock);
+	for (inst = srv->instances; inst; inst = inst->next)
+		if ((!cust && !inst->customer) ||
+		    (cust && inst->customer && !strcmp(cust, inst->customer)))
+			break;
+	out->state = inst ? inst->state : HUB_IDLE;
+	if (inst && inst->state == HUB_READY && inst->conn && !client_alive(inst->conn->c))
+		out->state = HUB_FAILED;
+	if (inst && out->state == HUB_FAILED)
+		snprintf(out->why, sizeof(out->why), "%s", inst->why);
+	/* Connected but without a catalog: as good as failed to its users. */
+	if (out->state == HUB_READY && !srv->tools && srv->list_why[0]) {
+		out->state = HUB_FAILED;
+		snprintf(out->why, sizeof(out->why), "%s", srv->list_why);
+	}
+	out->generation = srv->generation;
+	out->ntools = json_array_size(srv->tools);
+	pthread_mutex_unlock(&h->lock);
+	if (out->state == HUB_FAILED)
+		server_log_tail(srv->log_path, HUB_LOG_TAIL_LINES, out->log_tail,
+				sizeof(out->log_tail));
+}
+
+struct connect_job {
+	struct hub *h;
+	struct hub_server *srv;
+	double deadline;
+	pthread_t thread;
+	bool started;
+};
+
+static void *connect_main(void *arg)
+{
+	struct connect_job *j = arg;
+	struct err e = {0};
+
+	json_decref(catalog(j->h, j->srv, j->deadline, NULL, &e));
+	return NULL;
+}
+
+void hub_connect_all(struct hub *h, double timeout_s)
+{
+	struct connect_job *jobs = calloc(h->n + 1, sizeof(*jobs));
+	double deadline = now_s() + (timeout_s > 0 ? timeout_s : 30);
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		if (!jobs) {
+			json_decref(catalog(h, &h->servers[i], deadline, NULL, NULL));
+			continue;
+		}
+		jobs[i] = (struct connect_job){h, &h->servers[i], deadline, 0, false};
+		jobs[i].started = !pthread_create(&jobs[i].thread, NULL, connect_main, &jobs[i]);
+		if (!jobs[i].started)
+			connect_main(&jobs[i]);
+	}
+	/* Every job's connect and list are capped by the deadline, so joining
+	 * waits at most that long plus a slow server's shutdown. */
+	for (i = 0; jobs && i < h->n; i++)
+		if (jobs[i].started)
+			pthread_join(jobs[i].thread, NULL);
+	free(jobs);
+}
+
+json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err)
+{
+	struct hub_server *srv = find_server(h, server);
+
+	if (!srv) {
+		err_set(err, EXIT_USAGE, "no server named '%s' in the config", server);
+		return NULL;
+	}
+	return catalog(h, srv, 0, generation, err);
+}
+
+json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
+		 const struct hub_call_opts *o, struct err *err)
+{
+	struct hub_server *srv = find_server(h, server);
+	const char *customer = NULL;
+	double timeout, start_budget;
+	struct conn *cn;
+	json_t *result;
+
+	if (!srv) {
+		err_set(err, EXIT_USAGE, "no server named '%s' in the config", server);
+		return NULL;
+	}
+	if (srv->sc->scope == SCOPE_CUSTOMER) {
+		customer = o && o->customer ? o->customer : HUB_DEFAULT_CUSTOMER;
+		if (!customer_valid(customer)) {
+			err_set(err, EXIT_USAGE, "invalid customer id '%s'", customer);
+			return NULL;
+		}
+	}
+	timeout = o && o->timeout_s > 0	   ? o->timeout_s
+		  : srv->sc->timeout_s > 0 ? srv->sc->timeout_s
+					   : HUB_DEFAULT_TIMEOUT_S;
+	/* The call's timeout bounds the call, not the server's start: the
+	 * deadline leaves room for both. */
+	start_budget =
+	    srv->sc->connect_timeout_s > 0 ? srv->sc->connect_timeout_s : HUB_DEFAULT_CONNECT_S;
+	cn = acquire(h, srv, customer, o ? o->workspace : NULL,
+		     now_s() + (timeout > start_budget ? timeout : start_budget), err);
+	if (!cn)
+		return NULL;
+	result = client_call_tool(cn->c, tool, args, timeout, o ? o->progress : NULL,
+				  o ? o->progress_ctx : NULL, err);
+	release(h, cn);
+	return result;
+}

@@ -1,0 +1,156 @@
+"""The client side of the mcpfs bridge, used by every generated tool module.
+
+Standard library only. The bridge is a unix socket whose path is in
+$MCPFS_BRIDGE (set inside `mcpfs exec`; on your own machine start
+`mcpfs bridge --socket PATH` and export MCPFS_BRIDGE=PATH). The protocol is
+newline-delimited JSON-RPC 2.0: an "auth" request with $MCPFS_BRIDGE_TOKEN
+first, then "tools/call", "checkpoint/set" and "checkpoint/get".
+
+Each thread gets its own connection, so calls from several threads run at
+the same time and replies never need sorting out.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import typing as _t
+
+__all__ = [
+    "McpBridgeError",
+    "McpToolError",
+    "call_tool",
+    "get_checkpoint",
+    "set_checkpoint",
+]
+
+_MAX_LINE = 16 << 20
+
+
+class McpBridgeError(RuntimeError):
+    """The bridge could not be reached, or it refused the request."""
+
+
+class McpToolError(Exception):
+    """A tool answered with isError: the message is its text content."""
+
+    def __init__(self, server: str, tool: str, content: list[dict[str, _t.Any]]) -> None:
+        text = "\n".join(str(c.get("text", "")) for c in content if c.get("type") == "text")
+        super().__init__(f"{server}/{tool}: {text or 'the tool reported an error'}")
+        self.server = server
+        self.tool = tool
+        self.content = content
+
+
+class _Connection:
+    def __init__(self) -> None:
+        path = os.environ.get("MCPFS_BRIDGE", "")
+        if not path:
+            raise McpBridgeError(
+                "MCPFS_BRIDGE is not set: run `mcpfs bridge --socket PATH` and "
+                "`export MCPFS_BRIDGE=PATH` (inside `mcpfs exec` it is set for you)")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.sock.connect(path)
+        except OSError as e:
+            self.sock.close()
+            raise McpBridgeError(f"connect({path}): {e.strerror or e}") from None
+        self.file = self.sock.makefile("rb")
+        self.next_id = 1
+        self.request("auth", {"token": os.environ.get("MCPFS_BRIDGE_TOKEN", "")}, id_=0)
+
+    def request(self, method: str, params: dict[str, _t.Any], id_: int | None = None) -> _t.Any:
+        if id_ is None:
+            id_ = self.next_id
+            self.next_id += 1
+        line = json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+        try:
+            self.sock.sendall(line.encode() + b"\n")
+            while True:
+                raw = self.file.readline(_MAX_LINE + 1)
+                if not raw:
+                    raise McpBridgeError(f"{method}: the bridge closed the connection")
+                if len(raw) > _MAX_LINE:
+                    raise McpBridgeError(f"{method}: reply longer than {_MAX_LINE} bytes")
+                msg = json.loads(raw)
+                if isinstance(msg, dict) and msg.get("id") == id_:
+                    break
+        except OSError as e:
+            raise McpBridgeError(f"{method}: {e.strerror or e}") from None
+        if "error" in msg:
+            err = msg["error"]
+            text = err.get("message", "error") if isinstance(err, dict) else str(err)
+            raise McpBridgeError(f"{method}: {text}")
+        return msg.get("result")
+
+
+_local = threading.local()
+
+
+def _conn() -> _Connection:
+    c: _Connection | None = getattr(_local, "conn", None)
+    if c is None:
+        c = _Connection()
+        _local.conn = c
+    return c
+
+
+def _request(method: str, params: dict[str, _t.Any]) -> _t.Any:
+    try:
+        return _conn().request(method, params)
+    except McpBridgeError:
+        # A dead connection is not reused: the next call reconnects.
+        _local.conn = None
+        raise
+
+
+def _item(c: dict[str, _t.Any]) -> _t.Any:
+    if c.get("type") != "text":
+        return c
+    text = str(c.get("text", ""))
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _simplify(result: dict[str, _t.Any]) -> _t.Any:
+    if "structuredContent" in result:
+        return result["structuredContent"]
+    content = [c for c in result.get("content") or [] if isinstance(c, dict)]
+    if not content:
+        return None
+    if len(content) == 1:
+        return _item(content[0])
+    return [_item(c) for c in content]
+
+
+def call_tool(server: str, name: str, arguments: dict[str, _t.Any] | None = None) -> _t.Any:
+    """Call tool `name` (its MCP name) of `server` (its configured name).
+
+    Returns the simplified result (root README.md, "Results"); raises
+    McpToolError when the tool reports an error and McpBridgeError when the
+    bridge cannot be reached.
+    """
+    result = _request("tools/call", {"server": server, "name": name,
+                                     "arguments": arguments or {}})
+    if not isinstance(result, dict):
+        raise McpBridgeError(f"tools/call {server}/{name}: the reply is not a result object")
+    if result.get("isError"):
+        content = [c for c in result.get("content") or [] if isinstance(c, dict)]
+        raise McpToolError(server, name, content)
+    return _simplify(result)
+
+
+def set_checkpoint(step: int, last_task: str, context: dict[str, _t.Any] | None = None) -> None:
+    """Record where a session is, so a later run can resume from it."""
+    _request("checkpoint/set", {"step": step, "last_task": last_task, "context": context or {}})
+
+
+def get_checkpoint() -> dict[str, _t.Any] | None:
+    """The session's last checkpoint, or None."""
+    result = _request("checkpoint/get", {})
+    return result if isinstance(result, dict) else None

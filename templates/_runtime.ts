@@ -1,0 +1,209 @@
+/**
+ * The client side of the mcpfs bridge, used by every generated tool file.
+ *
+ * Node built-ins only. The bridge is a unix socket whose path is in
+ * $MCPFS_BRIDGE (set inside `mcpfs exec`; on your own machine start
+ * `mcpfs bridge --socket PATH` and export MCPFS_BRIDGE=PATH). The protocol
+ * is newline-delimited JSON-RPC 2.0: an "auth" request with
+ * $MCPFS_BRIDGE_TOKEN first, then "tools/call", "checkpoint/set" and
+ * "checkpoint/get". One connection carries every call; replies are matched
+ * to their promises by id, so calls may run concurrently.
+ */
+import * as net from "node:net";
+
+const MAX_LINE = 16 << 20;
+
+/** The bridge could not be reached, or it refused the request. */
+export class McpBridgeError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = "McpBridgeError";
+	}
+}
+
+/** One item of an MCP result's content list. */
+export interface McpContent {
+	type: string;
+	text?: string;
+	data?: string;
+	mimeType?: string;
+	[key: string]: unknown;
+}
+
+/** A tool answered with isError: the message is its text content. */
+export class McpToolError extends Error {
+	readonly server: string;
+	readonly tool: string;
+	readonly content: McpContent[];
+
+	constructor(server: string, tool: string, content: McpContent[]) {
+		const text = content
+			.filter((c) => c.type === "text")
+			.map((c) => String(c.text ?? ""))
+			.join("\n");
+		super(`${server}/${tool}: ${text || "the tool reported an error"}`);
+		this.name = "McpToolError";
+		this.server = server;
+		this.tool = tool;
+		this.content = content;
+	}
+}
+
+interface Pending {
+	method: string;
+	resolve: (value: unknown) => void;
+	reject: (err: Error) => void;
+}
+
+interface Reply {
+	id?: unknown;
+	result?: unknown;
+	error?: { message?: unknown };
+}
+
+class Connection {
+	private readonly sock: net.Socket;
+	private readonly pending = new Map<number, Pending>();
+	private nextId = 1;
+	private buffered = "";
+	private closedWhy: string | null = null;
+	readonly ready: Promise<unknown>;
+
+	constructor(path: string) {
+		this.sock = net.createConnection(path);
+		this.sock.setEncoding("utf8");
+		this.sock.on("data", (chunk: string) => this.onData(chunk));
+		this.sock.on("error", (e: Error) => this.fail(`connect(${path}): ${e.message}`));
+		this.sock.on("close", () => this.fail("the bridge closed the connection"));
+		this.ready = this.send("auth", { token: process.env.MCPFS_BRIDGE_TOKEN ?? "" }, 0);
+	}
+
+	get closed(): boolean {
+		return this.closedWhy !== null;
+	}
+
+	send(method: string, params: object, id?: number): Promise<unknown> {
+		if (this.closedWhy !== null)
+			return Promise.reject(new McpBridgeError(`${method}: ${this.closedWhy}`));
+		const rid = id ?? this.nextId++;
+		const line = JSON.stringify({ jsonrpc: "2.0", id: rid, method, params }) + "\n";
+		return new Promise((resolve, reject) => {
+			this.pending.set(rid, { method, resolve, reject });
+			// Keep the process alive only while a reply is awaited.
+			this.sock.ref();
+			this.sock.write(line);
+		});
+	}
+
+	private onData(chunk: string): void {
+		this.buffered += chunk;
+		if (this.buffered.length > MAX_LINE && !this.buffered.includes("\n")) {
+			this.fail(`reply longer than ${MAX_LINE} bytes`);
+			this.sock.destroy();
+			return;
+		}
+		let nl: number;
+		while ((nl = this.buffered.indexOf("\n")) >= 0) {
+			const line = this.buffered.slice(0, nl);
+			this.buffered = this.buffered.slice(nl + 1);
+			if (line.trim()) this.onLine(line);
+		}
+	}
+
+	private onLine(line: string): void {
+		let msg: Reply;
+		try {
+			msg = JSON.parse(line) as Reply;
+		} catch {
+			return;
+		}
+		if (typeof msg !== "object" || msg === null || typeof msg.id !== "number") return;
+		const p = this.pending.get(msg.id);
+		if (!p) return;
+		this.pending.delete(msg.id);
+		if (this.pending.size === 0) this.sock.unref();
+		if (msg.error !== undefined) {
+			const text = typeof msg.error?.message === "string" ? msg.error.message : "error";
+			p.reject(new McpBridgeError(`${p.method}: ${text}`));
+		} else {
+			p.resolve(msg.result);
+		}
+	}
+
+	private fail(why: string): void {
+		if (this.closedWhy === null) this.closedWhy = why;
+		for (const p of this.pending.values())
+			p.reject(new McpBridgeError(`${p.method}: ${why}`));
+		this.pending.clear();
+	}
+}
+
+let conn: Connection | null = null;
+
+async function request(method: string, params: object): Promise<unknown> {
+	if (conn === null || conn.closed) {
+		const path = process.env.MCPFS_BRIDGE ?? "";
+		if (!path)
+			throw new McpBridgeError(
+				"MCPFS_BRIDGE is not set: run `mcpfs bridge --socket PATH` and " +
+					"`export MCPFS_BRIDGE=PATH` (inside `mcpfs exec` it is set for you)",
+			);
+		conn = new Connection(path);
+	}
+	const c = conn;
+	await c.ready;
+	return c.send(method, params);
+}
+
+function item(c: McpContent): unknown {
+	if (c.type !== "text") return c;
+	const text = String(c.text ?? "");
+	const head = text.trimStart().charAt(0);
+	if (head === "{" || head === "[") {
+		try {
+			return JSON.parse(text) as unknown;
+		} catch {
+			return text;
+		}
+	}
+	return text;
+}
+
+function contentOf(result: Record<string, unknown>): McpContent[] {
+	const list = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+	return list.filter((c): c is McpContent => typeof c === "object" && c !== null);
+}
+
+/**
+ * Call tool `name` (its MCP name) of `server` (its configured name).
+ * Resolves to the simplified result (root README.md, "Results"); rejects
+ * with McpToolError when the tool reports an error, McpBridgeError when the
+ * bridge cannot be reached.
+ */
+export async function callTool(server: string, name: string, args: object = {}): Promise<unknown> {
+	const result = await request("tools/call", { server, name, arguments: args });
+	if (typeof result !== "object" || result === null)
+		throw new McpBridgeError(`tools/call ${server}/${name}: the reply is not a result object`);
+	const r = result as Record<string, unknown>;
+	if (r.isError === true) throw new McpToolError(server, name, contentOf(r));
+	if ("structuredContent" in r) return r.structuredContent;
+	const content = contentOf(r);
+	if (content.length === 0) return null;
+	if (content.length === 1) return item(content[0]);
+	return content.map(item);
+}
+
+/** Record where a session is, so a later run can resume from it. */
+export async function setCheckpoint(
+	step: number,
+	lastTask: string,
+	context: Record<string, unknown> = {},
+): Promise<void> {
+	await request("checkpoint/set", { step, last_task: lastTask, context });
+}
+
+/** The session's last checkpoint, or null. */
+export async function getCheckpoint(): Promise<Record<string, unknown> | null> {
+	const r = await request("checkpoint/get", {});
+	return typeof r === "object" && r !== null ? (r as Record<string, unknown>) : null;
+}

@@ -1,0 +1,126 @@
+"""The mount's life cycle: lazy start, daemon and foreground modes, clean
+unmount on signals, stale mountpoints, the pid file, allow_other."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest_mount import (DYNAMIC, is_fuse_mount, mounted, pid_alive,  # noqa: F401
+                            wait_until)
+
+
+def timed(fn):
+    t0 = time.monotonic()
+    v = fn()
+    return v, time.monotonic() - t0
+
+
+def test_mount_is_lazy(mounted):
+    slow = {"command": "sh", "args": ["-c", f'sleep 2; exec node "$0" "$1"', DYNAMIC,
+                                      str(mounted.state)],
+            "connect_timeout": 20}
+    _, took = timed(lambda: mounted.start(servers={"slow": slow}))
+    assert took < 5, f"mount returned after {took:.1f} s"
+    top, took = timed(lambda: (mounted.point / "README.md").read_text())
+    assert "slow" in top and took < 0.5, took
+    names, took = timed(lambda: os.listdir(mounted.point / "servers"))
+    assert "slow" in names and took < 0.5, took
+    # Nothing started the server yet: only its folder's contents do.
+    assert not mounted.server_pids(), mounted.server_pids()
+    listing, took = timed(lambda: os.listdir(mounted.point / "servers" / "slow"))
+    assert "echo.py" in listing, listing
+    assert 1.5 < took < 20, f"the folder answered after {took:.1f} s"
+    assert len(mounted.server_pids()) >= 1
+
+
+def test_mount_pidfile_and_daemon(mounted):
+    p = mounted.start()
+    assert p.stdout == "" and p.stderr == ""
+    info = mounted.pidfile()
+    assert info["mountpoint"] == str(mounted.point.resolve())
+    assert pid_alive(info["pid"]) and info["pid"] != os.getpid()
+    assert info["langs"] == "py,ts"
+    assert is_fuse_mount(mounted.point)
+    # SIGINT (and SIGTERM) unmount cleanly and remove the pid file.
+    os.kill(info["pid"], signal.SIGINT)
+    assert wait_until(lambda: not pid_alive(info["pid"]), 30)
+    assert not is_fuse_mount(mounted.point)
+    assert not list((mounted.m.root / "run").glob("mount-*.json"))
+
+
+def test_mount_foreground_sigterm(mounted):
+    proc = mounted.start_foreground()
+    assert (mounted.point / "README.md").read_text()
+    assert mounted.pidfile()["pid"] == proc.pid
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert not is_fuse_mount(mounted.point)
+    assert not list((mounted.m.root / "run").glob("mount-*.json"))
+
+
+def test_mount_stale_mountpoint(mounted):
+    proc = mounted.start_foreground()
+    proc.kill()
+    proc.wait()
+    with pytest.raises(OSError):
+        os.stat(mounted.point)
+    p = mounted.m.run("mount", mounted.point, env=mounted.env, check=2)
+    assert "stale" in p.stderr and f"fusermount3 -u {mounted.point}" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_mount_refuses_a_mounted_point(mounted):
+    mounted.start()
+    p = mounted.m.run("mount", mounted.point, env=mounted.env, check=2)
+    assert "already a FUSE mount" in p.stderr, p.stderr
+
+
+def test_mount_usage_errors(mounted):
+    mounted.m.write_config({})
+    p = mounted.m.run("mount", mounted.point / "missing", check=2)
+    assert "missing" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    mounted.m.run("mount", check=2)
+    p = mounted.m.run("mount", mounted.point, "--lang", "cobol", check=2)
+    assert "--lang" in p.stderr
+    p = mounted.m.run("mount", mounted.point, "-o", "no_such_option_xyz")
+    assert p.returncode != 0 and "mount" in p.stderr
+    assert not is_fuse_mount(mounted.point)
+    p = mounted.m.run("mount", "--help", check=0)
+    assert "MOUNTPOINT" in p.stdout
+
+
+def test_mount_lang_py(mounted, tmp_path):
+    mounted.start("--lang", "py", servers={"dyn": {"command": "node", "args": [
+        DYNAMIC, str(mounted.state)]}})
+    files = os.listdir(mounted.point / "servers" / "dyn")
+    assert "echo.py" in files and not [f for f in files if f.endswith(".ts")]
+    gen = tmp_path / "gen"
+    mounted.m.run("generate", "--out", gen, "--lang", "py", check=0)
+    p = subprocess.run(["diff", "-r", str(gen), str(mounted.point)], capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stdout
+
+
+def read_as(uid: int, path) -> int:
+    """Exit status of reading @path as @uid: 0 read, 13 EACCES."""
+    code = ("import sys\ntry:\n open(sys.argv[1]).read()\nexcept PermissionError:\n"
+            " sys.exit(13)\n")
+    return subprocess.run(["/usr/bin/python3", "-c", code, str(path)],
+                          preexec_fn=lambda: (os.setgroups([]), os.setgid(uid), os.setuid(uid)),
+                          capture_output=True, timeout=30).returncode
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to read as another uid")
+def test_mount_allow_other(mounted):
+    servers = {"dyn": {"command": "node", "args": [DYNAMIC, str(mounted.state)]}}
+    mounted.start(servers=servers)
+    readme = mounted.point / "README.md"
+    assert read_as(65534, readme) == 13, "another uid read a mount without allow_other"
+    mounted.stop()
+    mounted.start("-o", "allow_other", servers=servers)
+    assert read_as(65534, readme) == 0
+    assert read_as(65534, mounted.point / "servers" / "dyn" / "echo.py") == 0

@@ -1,0 +1,191 @@
+/* The jail without the rest of mcpfs: posture, the root's contents, the
+ * fail-closed path, and cleanup. Needs root (cgroups, id maps); says SKIP
+ * otherwise. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../executor/jail.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			passed++;                                                                  \
+		} else {                                                                           \
+			failed++;                                                                  \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
+	} while (0)
+
+static char workspace[] = "/tmp/test_jail_XXXXXX";
+
+/* Run @script with /usr/bin/python3 in a jail; stdout into @out. Returns the
+ * exit code, 128+signal, or -1 when the jail failed (@err says why). */
+static int run_py(const char *script, char *out, size_t n, struct jail_spec *over,
+		  struct err *err)
+{
+	const char *argv[] = {"/usr/bin/python3", "-c", script, NULL};
+	const char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8", NULL};
+	struct jail_bind binds[] = {{workspace, JAIL_WORKSPACE, true}};
+	struct jail_spec s = {
+		.argv = argv,
+		.envp = envp,
+		.binds = binds,
+		.nbinds = 1,
+		.cwd = JAIL_WORKSPACE,
+		.host_uid = 64000,
+		.host_gid = 64000,
+		.limits = {.cpu_s = 10, .fsize_mb = 16, .nofile = 256, .nproc = 4096,
+			   .data_mb = 1024, .memory_mb = 256, .pids = 64, .tmp_mb = 16},
+		.run_id = "unit",
+	};
+	struct jail_exit ex;
+	struct jail *j;
+	int p[2], nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	size_t len = 0;
+	ssize_t r;
+
+	if (over) {
+		if (over->argv)
+			s.argv = over->argv;
+		if (over->limits.memory_mb)
+			s.limits = over->limits;
+		if (over->files) {
+			s.files = over->files;
+			s.nfiles = over->nfiles;
+		}
+	}
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	s.stdin_fd = nul;
+	s.stdout_fd = p[1];
+	s.stderr_fd = p[1];
+	j = jail_start(&s, err);
+	close(p[1]);
+	close(nul);
+	if (!j) {
+		close(p[0]);
+		return -1;
+	}
+	while (len < n - 1 && (r = read(p[0], out + len, n - 1 - len)) > 0)
+		len += (size_t)r;
+	out[len] = '\0';
+	close(p[0]);
+	jail_wait(j, &ex);
+	jail_free(j);
+	return ex.signal ? 128 + ex.signal : ex.exit_code;
+}
+
+static void test_runs_as_jail_user(void)
+{
+	char out[4096];
+	struct err e = {0};
+	int rc = run_py("import os; print(os.getuid(), os.getgid(), os.getgroups(), os.getcwd(), "
+			"os.getpid(), sorted(os.listdir('/')))",
+			out, sizeof(out), NULL, &e);
+
+	CHECK(rc == 0, "exit %d: %s %s", rc, out, e.text);
+	CHECK(strstr(out, "1000 1000 [] /workspace 1 ") != NULL, "ids: %s", out);
+	CHECK(strstr(out, "'mcp'") == NULL && strstr(out, "'home'") == NULL &&
+		      strstr(out, "'root'") == NULL,
+	      "root holds only what the jail put there: %s", out);
+}
+
+static void test_posture_inside(void)
+{
+	char out[4096];
+	struct err e = {0};
+	int rc = run_py("s=open('/proc/self/status').read()\n"
+			"import re\n"
+			"print(*[l for l in s.splitlines() if re.match('(Seccomp|NoNewPrivs|CapEff|"
+			"CapPrm|CapBnd|CapAmb):', l)], sep='|')",
+			out, sizeof(out), NULL, &e);
+
+	CHECK(rc == 0, "exit %d: %s %s", rc, out, e.text);
+	CHECK(strstr(out, "NoNewPrivs:\t1") && strstr(out, "Seccomp:\t2") &&
+		      strstr(out, "CapEff:\t0000000000000000") &&
+		      strstr(out, "CapPrm:\t0000000000000000") &&
+		      strstr(out, "CapBnd:\t0000000000000000"),
+	      "posture: %s", out);
+}
+
+static void test_denials(void)
+{
+	char out[4096];
+	struct err e = {0};
+	int rc = run_py("import os, errno, ctypes\n"
+			"r = []\n"
+			"e = open('/proc/1/environ').read()\n"
+			"r.append('OWNENV' if e == 'PATH=/usr/bin:/bin\\0HOME=/tmp\\0LANG=C.UTF-8\\0' "
+			"else 'HOSTENV ' + e)\n"
+			"for p in ['/etc/shadow', '/root']:\n"
+			"    try: open(p).read(); r.append('OPEN ' + p)\n"
+			"    except OSError as x: r.append(errno.errorcode[x.errno])\n"
+			"try: open('/usr/x', 'w'); r.append('WROTE')\n"
+			"except OSError as x: r.append(errno.errorcode[x.errno])\n"
+			"libc = ctypes.CDLL(None, use_errno=True)\n"
+			"r.append(str(libc.unshare(0x10000000)) + errno.errorcode[ctypes.get_errno()])\n"
+			"r.append(str(libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)) + "
+			"errno.errorcode[ctypes.get_errno()])\n"
+			"print(' '.join(r))",
+			out, sizeof(out), NULL, &e);
+
+	CHECK(rc == 0, "exit %d: %s %s", rc, out, e.text);
+	CHECK(strstr(out, "OWNENV ENOENT ENOENT EROFS -1EPERM -1EPERM") != NULL, "denials: %s",
+	      out);
+}
+
+static void test_fail_closed(void)
+{
+	const char *argv[] = {"/nonexistent/interpreter", NULL};
+	struct jail_spec over = {.argv = argv};
+	char out[256];
+	struct err e = {0};
+	int rc = run_py("", out, sizeof(out), &over, &e);
+
+	CHECK(rc == -1, "a missing program is a setup failure, got %d", rc);
+	CHECK(strstr(e.text, "execve(/nonexistent/interpreter)") != NULL, "err: %s", e.text);
+}
+
+static void test_files_written(void)
+{
+	static const char code[] = "print('from a file')\n";
+	const char *argv[] = {"/usr/bin/python3", "/run/code/main.py", NULL};
+	struct jail_file f = {"/run/code/main.py", code, sizeof(code) - 1, 0444};
+	struct jail_spec over = {.argv = argv, .files = &f, .nfiles = 1};
+	char out[256];
+	struct err e = {0};
+	int rc = run_py("", out, sizeof(out), &over, &e);
+
+	CHECK(rc == 0 && !strcmp(out, "from a file\n"), "exit %d: %s %s", rc, out, e.text);
+}
+
+int main(void)
+{
+	if (geteuid() != 0) {
+		printf("SKIP: the jail needs root (id maps, cgroups)\n0 passed, 0 failed\n");
+		return 0;
+	}
+	if (!mkdtemp(workspace) || chown(workspace, 64000, 64000) < 0) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_runs_as_jail_user();
+	test_posture_inside();
+	test_denials();
+	test_fail_closed();
+	test_files_written();
+	rmdir(workspace);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

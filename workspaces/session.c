@@ -1,0 +1,491 @@
+#define _GNU_SOURCE
+#include "session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wsfs.h"
+
+#define LOG_MAX (64u << 20)	  /* one session log; a new session past it */
+#define TASK_MAX (1u << 20)	  /* one task record as stored */
+#define FIELD_CAP (64u << 10)	  /* code/output cut to this when a record is too big */
+#define TASKS_MAX 10000u	  /* tasks in one session */
+#define CHECKPOINT_MAX (1u << 20) /* the checkpoint object as stored */
+#define STATE_FILES_MAX 256u	  /* state_files entries */
+#define STATE_WALK_MAX 20000u	  /* workspace entries looked at to find them */
+#define SESSIONS_MAX 10000u	  /* sessions listed */
+
+static void now_iso(char *out, size_t n)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	size_t k;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	k = strftime(out, n, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + k, n - k, ".%03uZ", (unsigned)(ts.tv_nsec / 1000000) % 1000u);
+}
+
+static time_t parse_iso(const char *s)
+{
+	struct tm tm = {0};
+
+	if (!s || sscanf(s, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+			 &tm.tm_min, &tm.tm_sec) != 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return timegm(&tm);
+}
+
+int session_id_new(char *out, size_t n)
+{
+	unsigned char r[8];
+	struct tm tm;
+	time_t t = time(NULL);
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -EIO;
+	gmtime_r(&t, &tm);
+	if (snprintf(out, n, "%04d%02d%02dT%02d%02d%02dZ-%02x%02x%02x%02x%02x%02x%02x%02x",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		     r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) >= (int)n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int sessions_dir(const struct ws *ws, struct err *err)
+{
+	int cfd, sfd;
+
+	cfd = wsfs_open_dir(ws->dir);
+	if (cfd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-cfd));
+	sfd = wsfs_open(cfd, "sessions", O_RDONLY | O_DIRECTORY, 0);
+	close(cfd);
+	if (sfd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", ws->sessions, strerror(-sfd));
+	return sfd;
+}
+
+/* The lock file beside the log: held across read, change and rename, so two
+ * writers never both start from the same old log. */
+static int lock_session(int sfd, const struct ws *ws, const char *id, struct err *err)
+{
+	char name[WS_ID_MAX + 8];
+	int fd;
+
+	snprintf(name, sizeof(name), "%s.lock", id);
+	fd = wsfs_open(sfd, name, O_RDWR | O_CREAT, 0600);
+	if (fd < 0)
+		return err_set(err, EXIT_FAILED, "open %s/%s: %s", ws->sessions, name,
+			       strerror(-fd));
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			err_set(err, EXIT_FAILED, "flock %s/%s: %s", ws->sessions, name,
+				strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/* The log (new reference); NULL with *missing when there is none yet, NULL
+ * with @err when it cannot be read. */
+static json_t *read_log(int sfd, const struct ws *ws, const char *id, bool *missing,
+			struct err *err)
+{
+	char name[WS_ID_MAX + 8];
+	json_error_t je;
+	json_t *log;
+	char *text;
+	int rc;
+
+	*missing = false;
+	snprintf(name, sizeof(name), "%s.json", id);
+	rc = wsfs_read(sfd, name, LOG_MAX, &text, NULL);
+	if (rc == -ENOENT) {
+		*missing = true;
+		return NULL;
+	}
+	if (rc < 0) {
+		err_set(err, EXIT_FAILED, "read %s/%s: %s", ws->sessions, name, strerror(-rc));
+		return NULL;
+	}
+	log = json_loads(text, 0, &je);
+	free(text);
+	if (!json_is_object(log) || !json_is_array(json_object_get(log, "tasks"))) {
+		json_decref(log);
+		err_set(err, EXIT_FAILED, "%s/%s: not a session log (line %d: %s)", ws->sessions,
+			name, je.line, log ? "no tasks array" : je.text);
+		return NULL;
+	}
+	return log;
+}
+
+static json_t *new_log(const struct ws *ws, const char *id)
+{
+	char now[32];
+
+	now_iso(now, sizeof(now));
+	return json_pack("{s:s, s:s, s:s, s:n, s:[], s:[], s:n}", "session_id", id, "customer_uid",
+			 ws->customer, "started_at", now, "ended_at", "tasks", "state_files",
+			 "checkpoint");
+}
+
+static int write_log(int sfd, const struct ws *ws, const char *id, json_t *log, struct err *err)
+{
+	char name[WS_ID_MAX + 8];
+	char *text;
+	size_t n;
+	int rc;
+
+	text = json_dumps(log, JSON_INDENT(2));
+	if (!text)
+		return err_set(err, EXIT_FAILED, "session %s: out of memory", id);
+	n = strlen(text);
+	if (n > LOG_MAX) {
+		free(text);
+		return err_set(err, EXIT_FAILED,
+			       "session %s: the log would pass %u MiB; start a new session", id,
+			       LOG_MAX >> 20);
+	}
+	snprintf(name, sizeof(name), "%s.json", id);
+	rc = wsfs_write_atomic(sfd, name, text, n, 0600);
+	free(text);
+	if (rc < 0)
+		return err_set(err, EXIT_FAILED, "write %s/%s: %s", ws->sessions, name,
+			       strerror(-rc));
+	return 0;
+}
+
+/* Lock, read (or start) the log, let @edit change it, write it back. */
+static int update(const struct ws *ws, const char *id, bool create,
+		  int (*edit)(const struct ws *ws, json_t *log, void *arg, struct err *err),
+		  void *arg, struct err *err)
+{
+	json_t *log = NULL;
+	bool missing;
+	int sfd, lfd, rc = -1;
+
+	if (!ws_id_valid(id, "session", err))
+		return -1;
+	sfd = sessions_dir(ws, err);
+	if (sfd < 0)
+		return -1;
+	lfd = lock_session(sfd, ws, id, err);
+	if (lfd < 0)
+		goto out_close;
+	log = read_log(sfd, ws, id, &missing, err);
+	if (!log && missing && !create)
+		err_set(err, EXIT_USAGE, "customer %s has no session %s", ws->customer, id);
+	else if (!log && missing && !(log = new_log(ws, id)))
+		err_set(err, EXIT_FAILED, "session %s: out of memory", id);
+	if (log && edit(ws, log, arg, err) == 0)
+		rc = write_log(sfd, ws, id, log, err);
+	json_decref(log);
+	close(lfd);
+out_close:
+	close(sfd);
+	return rc;
+}
+
+struct state_scan {
+	time_t since;
+	json_t *files; /* borrowed */
+};
+
+static int state_entry(void *ctx, const char *rel, const struct stat *st)
+{
+	struct state_scan *s = ctx;
+
+	if (!S_ISREG(st->st_mode) || st->st_mtime < s->since)
+		return 0;
+	if (json_array_size(s->files) >= STATE_FILES_MAX)
+		return 1;
+	json_array_append_new(s->files, json_string(rel));
+	return 0;
+}
+
+/* state_files: what in the shared workspace this session's span created or
+ * changed (mtime at or after started_at), found without following symlinks. */
+static void scan_state_files(const struct ws *ws, json_t *log)
+{
+	struct state_scan s;
+	int fd;
+
+	s.since = parse_iso(json_string_value(json_object_get(log, "started_at")));
+	s.files = json_array();
+	fd = wsfs_open_dir(ws->workspace);
+	if (fd < 0 || !s.files) {
+		if (fd >= 0)
+			close(fd);
+		json_decref(s.files);
+		return;
+	}
+	wsfs_walk(fd, STATE_WALK_MAX, state_entry, &s);
+	close(fd);
+	json_object_set_new(log, "state_files", s.files);
+}
+
+static size_t dumped_size(const json_t *j)
+{
+	return json_dumpb(j, NULL, 0, JSON_COMPACT);
+}
+
+static void cap_field(json_t *task, const char *key)
+{
+	const char *s = json_string_value(json_object_get(task, key));
+	size_t n = json_string_length(json_object_get(task, key));
+
+	if (!s || n <= FIELD_CAP)
+		return;
+	/* Cut on a UTF-8 boundary so the log stays valid JSON text. */
+	n = FIELD_CAP;
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	json_object_set_new(task, key, json_stringn(s, n));
+	json_object_set_new(task, "truncated", json_true());
+}
+
+static int append_edit(const struct ws *ws, json_t *log, void *arg, struct err *err)
+{
+	json_t *tasks = json_object_get(log, "tasks"), *task;
+	char id[32];
+
+	if (!json_is_null(json_object_get(log, "ended_at")) && json_object_get(log, "ended_at"))
+		return err_set(err, EXIT_USAGE, "session %s of customer %s has ended",
+			       json_string_value(json_object_get(log, "session_id")), ws->customer);
+	if (json_array_size(tasks) >= TASKS_MAX)
+		return err_set(err, EXIT_FAILED, "session has %u tasks; start a new session",
+			       TASKS_MAX);
+	task = json_deep_copy(arg);
+	if (!task)
+		return err_set(err, EXIT_FAILED, "out of memory");
+	if (dumped_size(task) > TASK_MAX) {
+		cap_field(task, "output");
+		cap_field(task, "code");
+		cap_field(task, "result");
+	}
+	if (dumped_size(task) > TASK_MAX) {
+		json_decref(task);
+		return err_set(err, EXIT_FAILED, "task record larger than %u KiB", TASK_MAX >> 10);
+	}
+	if (!json_is_string(json_object_get(task, "task_id"))) {
+		snprintf(id, sizeof(id), "task-%zu", json_array_size(tasks) + 1);
+		json_object_set_new(task, "task_id", json_string(id));
+	}
+	json_array_append_new(tasks, task);
+	scan_state_files(ws, log);
+	return 0;
+}
+
+int session_append_task(const struct ws *ws, const char *session_id, json_t *task, struct err *err)
+{
+	if (!json_is_object(task))
+		return err_set(err, EXIT_FAILED, "session %s: a task record must be an object",
+			       session_id);
+	return update(ws, session_id, true, append_edit, task, err);
+}
+
+static int checkpoint_edit(const struct ws *ws, json_t *log, void *arg, struct err *err)
+{
+	static const char *const keys[] = {"step", "last_task", "context"};
+	json_t *in = arg, *cp;
+	char now[32];
+	size_t i;
+
+	(void)ws;
+	cp = json_object();
+	if (!cp)
+		return err_set(err, EXIT_FAILED, "out of memory");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		json_object_set(cp, keys[i],
+				json_object_get(in, keys[i]) ? json_object_get(in, keys[i])
+							     : json_null());
+	now_iso(now, sizeof(now));
+	json_object_set_new(cp, "timestamp", json_string(now));
+	if (dumped_size(cp) > CHECKPOINT_MAX) {
+		json_decref(cp);
+		return err_set(err, EXIT_FAILED, "checkpoint larger than %u KiB",
+			       CHECKPOINT_MAX >> 10);
+	}
+	json_object_set_new(log, "checkpoint", cp);
+	return 0;
+}
+
+int session_checkpoint_set(const struct ws *ws, const char *session_id, json_t *checkpoint,
+			   struct err *err)
+{
+	json_t *step = json_object_get(checkpoint, "step");
+
+	if (!json_is_object(checkpoint))
+		return err_set(err, EXIT_FAILED, "checkpoint must be an object");
+	if (step && !json_is_integer(step) && !json_is_null(step))
+		return err_set(err, EXIT_FAILED, "checkpoint step must be an integer");
+	return update(ws, session_id, true, checkpoint_edit, checkpoint, err);
+}
+
+static int end_edit(const struct ws *ws, json_t *log, void *arg, struct err *err)
+{
+	char now[32];
+
+	(void)ws;
+	(void)arg;
+	(void)err;
+	if (json_is_string(json_object_get(log, "ended_at")))
+		return 0;
+	now_iso(now, sizeof(now));
+	json_object_set_new(log, "ended_at", json_string(now));
+	return 0;
+}
+
+int session_end(const struct ws *ws, const char *session_id, struct err *err)
+{
+	return update(ws, session_id, false, end_edit, NULL, err);
+}
+
+json_t *session_load(const struct ws *ws, const char *session_id, struct err *err)
+{
+	json_t *log;
+	bool missing;
+	int sfd;
+
+	if (!ws_id_valid(session_id, "session", err))
+		return NULL;
+	sfd = sessions_dir(ws, err);
+	if (sfd < 0)
+		return NULL;
+	/* No lock: writers rename whole files, so any read sees one version. */
+	log = read_log(sfd, ws, session_id, &missing, err);
+	close(sfd);
+	if (missing)
+		err_set(err, EXIT_USAGE, "customer %s has no session %s", ws->customer, session_id);
+	return log;
+}
+
+json_t *session_checkpoint_get(const struct ws *ws, const char *session_id, struct err *err)
+{
+	json_t *log, *cp;
+	bool missing;
+	int sfd;
+
+	if (!ws_id_valid(session_id, "session", err))
+		return NULL;
+	sfd = sessions_dir(ws, err);
+	if (sfd < 0)
+		return NULL;
+	log = read_log(sfd, ws, session_id, &missing, err);
+	close(sfd);
+	if (missing)
+		return json_null();
+	if (!log)
+		return NULL;
+	cp = json_object_get(log, "checkpoint");
+	cp = json_incref(cp ? cp : json_null());
+	json_decref(log);
+	return cp;
+}
+
+static int by_updated_desc(const void *a, const void *b)
+{
+	const char *x = json_string_value(json_object_get(*(json_t *const *)a, "updated_at"));
+	const char *y = json_string_value(json_object_get(*(json_t *const *)b, "updated_at"));
+	int c = strcmp(y ? y : "", x ? x : "");
+
+	return c ? c
+		 : strcmp(json_string_value(json_object_get(*(json_t *const *)a, "session_id")),
+			  json_string_value(json_object_get(*(json_t *const *)b, "session_id")));
+}
+
+static json_t *summary(int sfd, const struct ws *ws, const char *id, struct err *err)
+{
+	char name[WS_ID_MAX + 8], when[32];
+	struct stat st;
+	json_t *log, *s;
+	struct tm tm;
+	bool missing;
+
+	log = read_log(sfd, ws, id, &missing, err);
+	if (!log)
+		return NULL;
+	snprintf(name, sizeof(name), "%s.json", id);
+	when[0] = '\0';
+	if (fstatat(sfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		gmtime_r(&st.st_mtime, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	s = json_pack("{s:s, s:O?, s:O?, s:I, s:s}", "session_id", id, "started_at",
+		      json_object_get(log, "started_at"), "ended_at",
+		      json_object_get(log, "ended_at"), "tasks",
+		      (json_int_t)json_array_size(json_object_get(log, "tasks")), "updated_at",
+		      when);
+	json_decref(log);
+	return s;
+}
+
+json_t *session_list(const struct ws *ws, struct err *err)
+{
+	char id[WS_ID_MAX + 1];
+	struct dirent *d;
+	json_t *arr, **v, *s;
+	struct err ignored;
+	size_t i, n;
+	DIR *dir;
+	int sfd;
+
+	sfd = sessions_dir(ws, err);
+	if (sfd < 0)
+		return NULL;
+	dir = fdopendir(sfd);
+	arr = json_array();
+	if (!dir || !arr) {
+		err_set(err, EXIT_FAILED, "list %s: %s", ws->sessions, strerror(errno));
+		if (!dir)
+			close(sfd);
+		else
+			closedir(dir);
+		json_decref(arr);
+		return NULL;
+	}
+	while ((d = readdir(dir)) && json_array_size(arr) < SESSIONS_MAX) {
+		n = strlen(d->d_name);
+		if (n <= 5 || n - 5 > WS_ID_MAX || strcmp(d->d_name + n - 5, ".json"))
+			continue;
+		snprintf(id, sizeof(id), "%.*s", (int)(n - 5), d->d_name);
+		if (!ws_id_valid(id, "session", NULL))
+			continue;
+		/* One unreadable log does not hide the others. */
+		s = summary(dirfd(dir), ws, id, &ignored);
+		if (s)
+			json_array_append_new(arr, s);
+	}
+	closedir(dir);
+	n = json_array_size(arr);
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v) {
+		json_decref(arr);
+		err_set(err, EXIT_FAILED, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(arr, i));
+	qsort(v, n, sizeof(*v), by_updated_desc);
+	json_array_clear(arr);
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, v[i]);
+	free(v);
+	return arr;
+}

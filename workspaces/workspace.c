@@ -1,0 +1,313 @@
+#define _GNU_SOURCE
+#include "workspace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/fsx.h"
+#include "admin.h"
+#include "quota.h"
+#include "skills_init.h"
+#include "wsfs.h"
+
+static const char *const subdirs[] = {"workspace", "skills", "sessions", "state"};
+
+static int fill_paths(const char *root, const char *customer, struct ws *out, struct err *err)
+{
+	struct {
+		char *dst;
+		const char *name;
+	} p[] = {
+	    {out->workspace, "workspace"},
+	    {out->skills, "skills"},
+	    {out->sessions, "sessions"},
+	    {out->state, "state"},
+	};
+	size_t i;
+
+	snprintf(out->customer, sizeof(out->customer), "%s", customer);
+	if (snprintf(out->dir, sizeof(out->dir), "%s/workspaces/%s", root, customer) >=
+	    (int)sizeof(out->dir))
+		return err_set(err, EXIT_USAGE, "data root %s: path too long", root);
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		if (snprintf(p[i].dst, PATH_MAX, "%s/%s", out->dir, p[i].name) >= PATH_MAX)
+			return err_set(err, EXIT_USAGE, "data root %s: path too long", root);
+	return 0;
+}
+
+static int open_customer(const char *root, const char *customer, bool create, struct err *err)
+{
+	char top[PATH_MAX];
+	int tfd, cfd, rc;
+
+	if (snprintf(top, sizeof(top), "%s/workspaces", root) >= (int)sizeof(top))
+		return err_set(err, EXIT_USAGE, "data root %s: path too long", root);
+	if (create && (rc = fsx_mkdirs(top, 0700)) < 0)
+		return err_set(err, EXIT_FAILED, "mkdir %s: %s", top, strerror(-rc));
+	tfd = wsfs_open_dir(top);
+	if (tfd == -ENOENT)
+		return err_set(
+		    err, EXIT_USAGE,
+		    "no workspace for customer %s; make it with 'mcpfs workspace create %s'",
+		    customer, customer);
+	if (tfd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", top, strerror(-tfd));
+	rc = create ? wsfs_mkdir(tfd, customer, 0700) : 0;
+	cfd = rc < 0 ? rc : wsfs_open(tfd, customer, O_RDONLY | O_DIRECTORY, 0);
+	close(tfd);
+	if (cfd == -ENOENT)
+		return err_set(
+		    err, EXIT_USAGE,
+		    "no workspace for customer %s; make it with 'mcpfs workspace create %s'",
+		    customer, customer);
+	if (cfd == -ELOOP || cfd == -ENOTDIR)
+		return err_set(err, EXIT_FAILED, "%s/%s is a symlink or not a folder; refused", top,
+			       customer);
+	if (cfd < 0)
+		return err_set(err, EXIT_FAILED, "open %s/%s: %s", top, customer, strerror(-cfd));
+	return cfd;
+}
+
+static int check_subdirs(int cfd, const struct ws *ws, bool create, struct err *err)
+{
+	struct stat st;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		if (create)
+			rc = wsfs_mkdir(cfd, subdirs[i], 0700);
+		else if (fstatat(cfd, subdirs[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = -errno;
+		else
+			rc = S_ISLNK(st.st_mode) ? -ELOOP : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+		if (rc == -ELOOP || rc == -ENOTDIR)
+			return err_set(err, EXIT_FAILED,
+				       "%s/%s is a symlink or not a folder; refused", ws->dir,
+				       subdirs[i]);
+		if (rc < 0)
+			return err_set(err, EXIT_FAILED, "%s/%s: %s", ws->dir, subdirs[i],
+				       strerror(-rc));
+	}
+	return 0;
+}
+
+/* The importer in skills/__init__.py and the mount point for the shared ones. */
+static int provision_skills(int cfd, const struct ws *ws, struct err *err)
+{
+	char *old = NULL;
+	int sfd, rc;
+
+	sfd = wsfs_open(cfd, "skills", O_RDONLY | O_DIRECTORY, 0);
+	if (sfd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", ws->skills, strerror(-sfd));
+	rc = wsfs_mkdir(sfd, "shared", 0755);
+	if (rc == 0 && (wsfs_read(sfd, "__init__.py", 1 << 16, &old, NULL) < 0 ||
+			strcmp(old, WS_SKILLS_INIT_PY)))
+		rc = wsfs_write_atomic(sfd, "__init__.py", WS_SKILLS_INIT_PY,
+				       strlen(WS_SKILLS_INIT_PY), 0644);
+	free(old);
+	close(sfd);
+	if (rc < 0)
+		return err_set(err, EXIT_FAILED, "provision %s: %s", ws->skills, strerror(-rc));
+	return 0;
+}
+
+static int open_ws(const char *root, const char *customer, bool create,
+		   const struct ws_quota *quota, struct ws *out, struct err *err)
+{
+	struct ws_quota q;
+	struct ws w;
+	int cfd, rc;
+
+	if (!ws_id_valid(customer, "customer", err))
+		return -1;
+	memset(&w, 0, sizeof(w));
+	if (fill_paths(root, customer, &w, err) < 0)
+		return -1;
+	cfd = open_customer(root, customer, create, err);
+	if (cfd < 0)
+		return -1;
+	rc = check_subdirs(cfd, &w, create, err);
+	if (!rc && create)
+		rc = provision_skills(cfd, &w, err);
+	close(cfd);
+	if (rc)
+		return -1;
+	if (create) {
+		rc = ws_quota_get(&w, &q, err);
+		if (rc && rc != -ENOENT)
+			return -1;
+		if (rc == -ENOENT && !quota)
+			ws_quota_defaults(&q);
+		if ((rc == -ENOENT || quota) && ws_quota_apply(&w, quota ? quota : &q, err) < 0)
+			return -1;
+	}
+	if (ws_quota_mount(&w, err) < 0)
+		return -1;
+	*out = w;
+	return 0;
+}
+
+int ws_open(const char *root, const char *customer, bool create, struct ws *out, struct err *err)
+{
+	return open_ws(root, customer, create, NULL, out, err);
+}
+
+int ws_create(const char *root, const char *customer, const struct ws_quota *q, struct ws *out,
+	      struct err *err)
+{
+	return open_ws(root, customer, true, q, out, err);
+}
+
+static int chown_entry(void *ctx, const char *rel, const struct stat *st)
+{
+	const int *a = ctx; /* dirfd, uid, gid */
+
+	if (st->st_uid == (uid_t)a[1] && st->st_gid == (gid_t)a[2])
+		return 0;
+	if (fchownat(a[0], rel, (uid_t)a[1], (gid_t)a[2], AT_SYMLINK_NOFOLLOW) < 0 &&
+	    errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int chown_tree(const char *path, uid_t uid, gid_t gid, struct err *err)
+{
+	int a[3], rc;
+
+	a[0] = wsfs_open_dir(path);
+	if (a[0] < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", path, strerror(-a[0]));
+	a[1] = (int)uid;
+	a[2] = (int)gid;
+	rc = fchown(a[0], uid, gid) < 0 ? -errno : 0;
+	if (!rc)
+		rc = wsfs_walk(a[0], (size_t)-1, chown_entry, a);
+	close(a[0]);
+	if (rc < 0)
+		return err_set(err, EXIT_FAILED, "chown -R %s %u:%u: %s", path, (unsigned)uid,
+			       (unsigned)gid, strerror(-rc));
+	return 0;
+}
+
+int ws_chown(const struct ws *ws, uid_t uid, gid_t gid, struct err *err)
+{
+	if (chown_tree(ws->workspace, uid, gid, err) < 0)
+		return -1;
+	return chown_tree(ws->skills, uid, gid, err);
+}
+
+int ws_skills_shared(const char *root, char *out, size_t n, struct err *err)
+{
+	int rc;
+
+	if (snprintf(out, n, "%s/skills-shared", root) >= (int)n)
+		return err_set(err, EXIT_USAGE, "data root %s: path too long", root);
+	rc = fsx_mkdirs(out, 0755);
+	if (rc < 0)
+		return err_set(err, EXIT_FAILED, "mkdir %s: %s", out, strerror(-rc));
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(json_string_value(*(json_t *const *)a),
+		      json_string_value(*(json_t *const *)b));
+}
+
+json_t *ws_list(const char *root, struct err *err)
+{
+	char top[PATH_MAX];
+	struct dirent *d;
+	json_t *arr, **v;
+	size_t i, n;
+	DIR *dir;
+	int fd;
+
+	arr = json_array();
+	if (!arr || snprintf(top, sizeof(top), "%s/workspaces", root) >= (int)sizeof(top)) {
+		json_decref(arr);
+		err_set(err, EXIT_FAILED, "ws_list %s: out of memory or path too long", root);
+		return NULL;
+	}
+	fd = wsfs_open_dir(top);
+	if (fd == -ENOENT)
+		return arr;
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		json_decref(arr);
+		err_set(err, EXIT_FAILED, "open %s: %s", top, strerror(fd < 0 ? -fd : errno));
+		return NULL;
+	}
+	while ((d = readdir(dir)))
+		if (d->d_type == DT_DIR && ws_id_valid(d->d_name, "customer", NULL))
+			json_array_append_new(arr, json_string(d->d_name));
+	closedir(dir);
+	n = json_array_size(arr);
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v) {
+		json_decref(arr);
+		err_set(err, EXIT_FAILED, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(arr, i));
+	qsort(v, n, sizeof(*v), cmp_str);
+	json_array_clear(arr);
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, v[i]);
+	free(v);
+	return arr;
+}
+
+int ws_remove(const struct ws *ws, struct err *err)
+{
+	char top[PATH_MAX];
+	int tfd, rc;
+
+	if (ws_quota_umount(ws, err) < 0)
+		return -1;
+	snprintf(top, sizeof(top), "%.*s", (int)(strrchr(ws->dir, '/') - ws->dir), ws->dir);
+	tfd = wsfs_open_dir(top);
+	if (tfd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", top, strerror(-tfd));
+	rc = wsfs_remove_tree(tfd, ws->customer);
+	close(tfd);
+	if (rc == -EXDEV)
+		return err_set(err, EXIT_FAILED, "rm %s: something is still mounted inside",
+			       ws->dir);
+	if (rc < 0)
+		return err_set(err, EXIT_FAILED, "rm %s: %s", ws->dir, strerror(-rc));
+	return 0;
+}
+
+static int newest(void *ctx, const char *rel, const struct stat *st)
+{
+	time_t *t = ctx;
+	size_t n = strlen(rel);
+
+	if (n > 5 && !strcmp(rel + n - 5, ".json") && !strchr(rel, '/') && st->st_mtime > *t)
+		*t = st->st_mtime;
+	return 0;
+}
+
+time_t ws_last_use(const struct ws *ws)
+{
+	time_t t = 0;
+	int fd = wsfs_open_dir(ws->sessions);
+
+	if (fd < 0)
+		return 0;
+	wsfs_walk(fd, 100000, newest, &t);
+	close(fd);
+	return t;
+}

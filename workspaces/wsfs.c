@@ -1,0 +1,254 @@
+#define _GNU_SOURCE
+#include "wsfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Folders nested deeper than this are not walked (or removed): a ceiling on
+ * recursion that customer code controls. */
+#define WSFS_MAX_DEPTH 64
+
+int wsfs_open_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int wsfs_open(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = {
+	    .flags = (unsigned long long)(flags | O_CLOEXEC | O_NOFOLLOW),
+	    .mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	do
+		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int wsfs_mkdir(int dirfd, const char *name, mode_t mode)
+{
+	struct stat st;
+
+	if (mkdirat(dirfd, name, mode) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+int wsfs_read(int dirfd, const char *rel, size_t max, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *data, *p;
+	ssize_t r;
+	int fd, rc = -ENOMEM;
+
+	fd = wsfs_open(dirfd, rel, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	data = malloc(cap);
+	if (!data)
+		goto out_close;
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (cap > max + 1) {
+				rc = -E2BIG;
+				goto out_free;
+			}
+			p = realloc(data, cap * 2);
+			if (!p)
+				goto out_free;
+			data = p;
+			cap *= 2;
+		}
+		r = read(fd, data + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -errno;
+			goto out_free;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			rc = -E2BIG;
+			goto out_free;
+		}
+	}
+	data[n] = '\0';
+	*out = data;
+	if (len)
+		*len = n;
+	close(fd);
+	return 0;
+out_free:
+	free(data);
+out_close:
+	close(fd);
+	return rc;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int wsfs_write_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode)
+{
+	char tmp[NAME_MAX + 1];
+	int fd, rc;
+
+	if (strchr(name, '/') ||
+	    snprintf(tmp, sizeof(tmp), ".%s.tmp.%ld", name, (long)getpid()) >= (int)sizeof(tmp))
+		return -EINVAL;
+	/* A temp file a killed writer of this pid left behind is ours to replace. */
+	unlinkat(dirfd, tmp, 0);
+	fd = wsfs_open(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL, mode);
+	if (fd < 0)
+		return fd;
+	rc = write_all(fd, data, len);
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && renameat(dirfd, tmp, dirfd, name) < 0)
+		rc = -errno;
+	if (rc) {
+		unlinkat(dirfd, tmp, 0);
+		return rc;
+	}
+	return fsync(dirfd) < 0 && errno != EINVAL ? -errno : 0;
+}
+
+static int remove_in(int dirfd, const char *name, dev_t dev, int depth)
+{
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+	int fd, rc = 0;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+	if (st.st_dev != dev)
+		return -EXDEV;
+	if (depth > WSFS_MAX_DEPTH)
+		return -ELOOP;
+	fd = wsfs_open(dirfd, name, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	dir = fdopendir(fd);
+	if (!dir) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	while (!rc && (d = readdir(dir))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		rc = remove_in(fd, d->d_name, dev, depth + 1);
+	}
+	closedir(dir);
+	if (rc)
+		return rc;
+	return unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+int wsfs_remove_tree(int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (fstat(dirfd, &st) < 0)
+		return -errno;
+	return remove_in(dirfd, name, st.st_dev, 0);
+}
+
+struct walk {
+	wsfs_walk_fn fn;
+	void *ctx;
+	size_t left;
+	dev_t dev;
+	char path[4096];
+};
+
+static int walk_in(struct walk *w, int fd, size_t plen, int depth)
+{
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+	int sub, rc = 0;
+	size_t n;
+
+	dir = fdopendir(fd);
+	if (!dir) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	while (!rc && (d = readdir(dir))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		if (!w->left)
+			break;
+		w->left--;
+		if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		n = (size_t)snprintf(w->path + plen, sizeof(w->path) - plen, "%s%s",
+				     plen ? "/" : "", d->d_name);
+		if (plen + n >= sizeof(w->path))
+			continue;
+		rc = w->fn(w->ctx, w->path, &st);
+		if (rc || !S_ISDIR(st.st_mode) || st.st_dev != w->dev || depth >= WSFS_MAX_DEPTH)
+			continue;
+		sub = wsfs_open(dirfd(dir), d->d_name, O_RDONLY | O_DIRECTORY, 0);
+		if (sub >= 0)
+			rc = walk_in(w, sub, plen + n, depth + 1);
+	}
+	w->path[plen] = '\0';
+	closedir(dir);
+	return rc;
+}
+
+int wsfs_walk(int dirfd, size_t max_entries, wsfs_walk_fn fn, void *ctx)
+{
+	struct walk w = {.fn = fn, .ctx = ctx, .left = max_entries};
+	struct stat st;
+	int fd;
+
+	if (fstat(dirfd, &st) < 0)
+		return -errno;
+	w.dev = st.st_dev;
+	fd = wsfs_open(dirfd, ".", O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	return walk_in(&w, fd, 0, 0);
+}
