@@ -13,26 +13,31 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mcpfs bridge --socket PATH [--token TOKEN] [--customer ID]\n"
-		   "                    [--session ID] [--timeout S]\n\n"
-		   "Serve tool calls on a unix socket (protocol: executor/bridge.h) until\n"
-		   "SIGINT or SIGTERM. Once listening, prints MCPFS_BRIDGE=PATH and\n"
-		   "MCPFS_BRIDGE_TOKEN=TOKEN on stdout: the environment the runtime shims read.\n\n"
-		   "  --socket PATH   where to listen (a stale socket there is replaced)\n"
-		   "  --token TOKEN   the secret clients present (else $MCPFS_BRIDGE_TOKEN,\n"
-		   "                  else a new random one)\n"
-		   "  --customer ID   whose customer-scoped servers and checkpoints (default: default)\n"
-		   "  --session ID    the session checkpoints belong to (default: a new id)\n"
-		   "  --timeout S     per-call timeout (default: the server's)\n");
+	fprintf(
+	    f,
+	    "usage: mcpfs bridge --socket PATH [--token TOKEN] [--customer ID]\n"
+	    "                    [--session ID] [--timeout S]\n\n"
+	    "Serve tool calls on a unix socket (protocol: executor/bridge.h) until\n"
+	    "SIGINT or SIGTERM. Once listening, prints MCPFS_BRIDGE=PATH and\n"
+	    "MCPFS_BRIDGE_TOKEN=TOKEN on stdout: the environment the runtime shims read.\n\n"
+	    "  --socket PATH   where to listen (a stale socket there is replaced)\n"
+	    "  --token TOKEN   the secret clients present (else $MCPFS_BRIDGE_TOKEN,\n"
+	    "                  else a new random one)\n"
+	    "  --customer ID   whose customer-scoped servers and checkpoints (default: default)\n"
+	    "  --session ID    the session checkpoints belong to (default: a new id)\n"
+	    "  --timeout S     per-call timeout (default: the server's)\n");
 }
 
 int cmd_bridge(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"socket", required_argument, NULL, 's'}, {"token", required_argument, NULL, 't'},
-		{"customer", required_argument, NULL, 'c'}, {"session", required_argument, NULL, 'S'},
-		{"timeout", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"socket", required_argument, NULL, 's'},
+	    {"token", required_argument, NULL, 't'},
+	    {"customer", required_argument, NULL, 'c'},
+	    {"session", required_argument, NULL, 'S'},
+	    {"timeout", required_argument, NULL, 'T'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *sock = NULL, *token = getenv(BRIDGE_ENV_TOKEN), *customer = "default";
 	const char *session = NULL, *root;

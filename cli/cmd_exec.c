@@ -1,6 +1,8 @@
 /* mcpfs exec: run agent code in the jail (executor/run.h). */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,22 +21,23 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mcpfs exec [--customer ID] [--session ID] [--lang python|typescript]\n"
-		"                  [--timeout S] [--memory MB] [--description TEXT] [--json] FILE|-\n\n"
-		"Run agent code in the jail: the tool tree read-only (import servers.<server>),\n"
-		"the customer's workspace as the working directory, tools through the bridge.\n"
-		"Without --json the code's output passes through and the exit status is the\n"
-		"code's (128+N when killed by signal N).\n\n"
-		"  --customer ID     whose workspace and servers (default: default); also\n"
-		"                    records the run in the session log\n"
-		"  --session ID      the session (default: a new id)\n"
-		"  --lang L          python or typescript (default: from the suffix; python for -)\n"
-		"  --timeout S       wall clock limit for the whole run (default 30)\n"
-		"  --memory MB       memory limit of the run (default 512)\n"
-		"  --description T   for the session log's task record\n"
-		"  --json            one object: exit_code, signal, timed_out, stdout, stderr,\n"
-		"                    truncated, duration_ms, tool_calls, limits, session_id\n");
+	fprintf(
+	    f,
+	    "usage: mcpfs exec [--customer ID] [--session ID] [--lang python|typescript]\n"
+	    "                  [--timeout S] [--memory MB] [--description TEXT] [--json] FILE|-\n\n"
+	    "Run agent code in the jail: the tool tree read-only (import servers.<server>),\n"
+	    "the customer's workspace as the working directory, tools through the bridge.\n"
+	    "Without --json the code's output passes through and the exit status is the\n"
+	    "code's (128+N when killed by signal N).\n\n"
+	    "  --customer ID     whose workspace and servers (default: default); also\n"
+	    "                    records the run in the session log\n"
+	    "  --session ID      the session (default: a new id)\n"
+	    "  --lang L          python or typescript (default: from the suffix; python for -)\n"
+	    "  --timeout S       wall clock limit for the whole run (default 30)\n"
+	    "  --memory MB       memory limit of the run (default 512)\n"
+	    "  --description T   for the session log's task record\n"
+	    "  --json            one object: exit_code, signal, timed_out, stdout, stderr,\n"
+	    "                    truncated, duration_ms, tool_calls, limits, session_id\n");
 }
 
 static int read_code(const char *file, char **code, size_t *len)
@@ -91,15 +94,15 @@ static int positive(const char *flag, const char *arg, double max, double *out)
 int cmd_exec(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"customer", required_argument, NULL, 'c'},
-		{"session", required_argument, NULL, 's'},
-		{"lang", required_argument, NULL, 'l'},
-		{"timeout", required_argument, NULL, 't'},
-		{"memory", required_argument, NULL, 'm'},
-		{"description", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"customer", required_argument, NULL, 'c'},
+	    {"session", required_argument, NULL, 's'},
+	    {"lang", required_argument, NULL, 'l'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"memory", required_argument, NULL, 'm'},
+	    {"description", required_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct run_opts ro = {.stdin_fd = -1};
 	const char *lang = NULL;
@@ -109,6 +112,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	int c, status = EXIT_FAILED, rc;
 	json_t *res;
 	struct hub *hub;
+	sigset_t stop;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -166,6 +170,13 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	ro.code = code;
 	if (strcmp(argv[optind], "-"))
 		ro.stdin_fd = STDIN_FILENO;
+	/* Before any thread exists (run.h): a stop request kills the jail and
+	 * cleans up instead of ending mcpfs on the spot. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	ro.root = cli_root(cli);
 	ro.cfg = ro.root ? cli_config(cli) : NULL;
 	hub = ro.cfg ? cli_hub_new(cli, EXEC_CATALOG_MAX_AGE_S) : NULL;

@@ -9,25 +9,26 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mcpfs mount MOUNTPOINT [-f] [-o OPTS] [--lang py,ts] [--templates DIR]\n\n"
-		   "Mounts the tree of every configured server with FUSE, read-only, served\n"
-		   "lazily and kept current; 'fusermount3 -u MOUNTPOINT' (or SIGTERM) ends it.\n\n"
-		   "options:\n"
-		   "  -f, --foreground  stay in the foreground (else daemonize once mounted)\n"
-		   "  -o OPTS           FUSE mount options, e.g. allow_other\n"
-		   "  --lang LANGS      py, ts or py,ts (default py,ts)\n"
-		   "  --templates DIR   files in DIR replace the embedded templates\n"
-		   "  -h, --help        this text\n");
+	fprintf(f,
+		"usage: mcpfs mount MOUNTPOINT [-f] [-o OPTS] [--lang py,ts] [--templates DIR]\n\n"
+		"Mounts the tree of every configured server with FUSE, read-only, served\n"
+		"lazily and kept current; 'fusermount3 -u MOUNTPOINT' (or SIGTERM) ends it.\n\n"
+		"options:\n"
+		"  -f, --foreground  stay in the foreground (else daemonize once mounted)\n"
+		"  -o OPTS           FUSE mount options, e.g. allow_other\n"
+		"  --lang LANGS      py, ts or py,ts (default py,ts)\n"
+		"  --templates DIR   files in DIR replace the embedded templates\n"
+		"  -h, --help        this text\n");
 }
 
 int cmd_mount(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"foreground", no_argument, NULL, 'f'},
-		{"lang", required_argument, NULL, 'l'},
-		{"templates", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"foreground", no_argument, NULL, 'f'},
+	    {"lang", required_argument, NULL, 'l'},
+	    {"templates", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct fusefs_mount_opts o = {.langs = CG_LANG_ALL};
 	const struct config *cfg;

@@ -19,7 +19,7 @@ static bool lit_is_literal(json_t *v)
 static int py_literal_value(struct buf *b, json_t *v)
 {
 	if (json_is_string(v))
-		return cg_py_str(b, json_string_value(v));
+		return cg_py_str_n(b, json_string_value(v), json_string_length(v));
 	if (json_is_integer(v))
 		return buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 	return buf_puts(b, json_is_true(v) ? "True" : "False");
@@ -150,7 +150,7 @@ static bool type_has_none(const struct cg_type *t)
  * need the functional syntax. */
 static bool class_key_ok(const struct cg_schema *s, const char *key)
 {
-	static const char *const used[] = {"int", "float", "str", "bool", "list", "dict", "None"};
+	static const char *const used[] = {"int", "float", "str", "bool", "list", "dict"};
 	size_t i;
 
 	if (!cg_ascii_ident(key) || key[0] == '_' || cg_py_keyword(key))
@@ -186,16 +186,16 @@ static int py_decl_object(struct buf *b, const struct cg_schema *s, const struct
 	for (i = 0; i < t->nprops && class_form; i++)
 		class_form = class_key_ok(s, t->props[i].key);
 	if (class_form) {
-		rc = buf_printf(b, "\n\nclass %s(_t.TypedDict, total=False):\n", t->name);
-		if (!rc && t->description && *t->description) {
+		rc = cg_cat(b, "\n\nclass ", t->name, "(_t.TypedDict, total=False):\n", NULL);
+		if (!rc && t->description_len) {
 			rc = buf_puts(b, "    \"\"\"");
 			if (!rc)
-				rc = cg_py_doc(b, t->description, "    ");
+				rc = cg_py_doc_n(b, t->description, t->description_len, "    ");
 			if (!rc)
 				rc = buf_puts(b, "\n    \"\"\"\n\n");
 		}
 		for (i = 0; !rc && i < t->nprops; i++) {
-			rc = buf_printf(b, "    %s: ", t->props[i].key);
+			rc = cg_cat(b, "    ", t->props[i].key, ": ", NULL);
 			if (!rc)
 				rc = py_field_type(b, &t->props[i]);
 			if (!rc)
@@ -206,7 +206,7 @@ static int py_decl_object(struct buf *b, const struct cg_schema *s, const struct
 	/* Functional syntax: any key works; the types are strings so that the
 	 * module never evaluates a name before it is defined. */
 	buf_init(&expr, CG_PIECE_MAX);
-	rc = buf_printf(b, "\n\n%s = _t.TypedDict(\"%s\", {\n", t->name, t->name);
+	rc = cg_cat(b, "\n\n", t->name, " = _t.TypedDict(\"", t->name, "\", {\n", NULL);
 	for (i = 0; !rc && i < t->nprops; i++) {
 		buf_reset(&expr);
 		rc = buf_puts(b, "    ");
@@ -244,7 +244,7 @@ static int py_decls(struct buf *b, const struct cg_schema *s)
 		buf_reset(&expr);
 		rc = py_type(&expr, d->type);
 		if (!rc)
-			rc = buf_printf(b, "\n\n%s: _t.TypeAlias = ", d->name);
+			rc = cg_cat(b, "\n\n", d->name, ": _t.TypeAlias = ", NULL);
 		if (!rc)
 			rc = cg_py_str(b, expr.data ? expr.data : "");
 		if (!rc)
@@ -256,7 +256,7 @@ static int py_decls(struct buf *b, const struct cg_schema *s)
 
 /* Python parameter names for the input's properties: the property name when
  * it is a usable identifier, else a sanitized one, unique either way. */
-static char **param_idents(const struct cg_type *obj)
+static char **param_idents(const struct cg_schema *s, const struct cg_type *obj)
 {
 	char base[CG_IDENT_BUF], cand[CG_IDENT_BUF + 24];
 	char **ids = calloc(obj->nprops ? obj->nprops : 1, sizeof(*ids));
@@ -268,8 +268,9 @@ static char **param_idents(const struct cg_type *obj)
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < obj->nprops; i++) {
 			const char *key = obj->props[i].key;
-			bool keep = cg_ascii_ident(key) && key[0] != '_' && !cg_py_keyword(key) &&
-				    strlen(key) <= CG_IDENT_MAX;
+			/* mypy reads a parameter called `str` as the type in
+			 * the annotations after it: the class-key rules apply. */
+			bool keep = class_key_ok(s, key) && strlen(key) <= CG_IDENT_MAX;
 
 			if (keep != (pass == 0))
 				continue;
@@ -352,11 +353,11 @@ static int param_doc(struct buf *doc, const struct cg_prop *p, const char *ident
 	const char *fmt = json_string_value(json_object_get(p->schema, "format"));
 	int rc;
 
-	rc = buf_printf(doc, "\n        %s:", ident);
-	if (!rc && p->description && *p->description) {
+	rc = cg_cat(doc, "\n        ", ident, ":", NULL);
+	if (!rc && p->description_len) {
 		rc = buf_putc(doc, ' ');
 		if (!rc)
-			rc = cg_py_doc(doc, p->description, "            ");
+			rc = cg_py_doc_n(doc, p->description, p->description_len, "            ");
 	}
 	if (!rc && strcmp(ident, p->key)) {
 		rc = buf_puts(doc, " (MCP name ");
@@ -403,7 +404,7 @@ static int py_params(struct py_parts *pp, const struct cg_tool_types *tt)
 
 	rc = buf_puts(&pp->body, "    _args: dict[str, _t.Any] = {}\n");
 	if (obj) {
-		ids = param_idents(obj);
+		ids = param_idents(&tt->schema, obj);
 		if (!ids)
 			return -ENOMEM;
 		/* Required parameters first, then the optional ones. */
@@ -417,7 +418,7 @@ static int py_params(struct py_parts *pp, const struct cg_tool_types *tt)
 					continue;
 				rc = buf_puts(&pp->params, n++ ? ", " : "*, ");
 				if (!rc)
-					rc = buf_printf(&pp->params, "%s: ", ids[i]);
+					rc = cg_cat(&pp->params, ids[i], ": ", NULL);
 				if (!rc)
 					rc = py_type(&pp->params, p->type);
 				if (!rc && !p->required && !fits && !type_has_none(p->type))
@@ -429,14 +430,14 @@ static int py_params(struct py_parts *pp, const struct cg_tool_types *tt)
 							  : buf_puts(&pp->params, "None");
 				}
 				if (!rc && !p->required && !fits)
-					rc = buf_printf(&pp->body, "    if %s is not None:\n    ",
-							ids[i]);
+					rc = cg_cat(&pp->body, "    if ", ids[i],
+						     " is not None:\n    ", NULL);
 				if (!rc)
 					rc = buf_puts(&pp->body, "    _args[");
 				if (!rc)
 					rc = cg_py_str(&pp->body, p->key);
 				if (!rc)
-					rc = buf_printf(&pp->body, "] = %s\n", ids[i]);
+					rc = cg_cat(&pp->body, "] = ", ids[i], "\n", NULL);
 				if (!rc)
 					rc = param_doc(&pp->doc, p, ids[i]);
 			}
@@ -467,8 +468,9 @@ static int py_params(struct py_parts *pp, const struct cg_tool_types *tt)
 
 int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 {
-	const char *title = cg_tool_title(in->tool);
-	const char *desc = cg_tool_description(in->tool);
+	size_t title_len, desc_len;
+	const char *title = cg_tool_title(in->tool, &title_len);
+	const char *desc = cg_tool_description(in->tool, &desc_len);
 	struct cg_tool_types tt;
 	struct py_parts pp;
 	struct buf summary;
@@ -485,9 +487,10 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 		goto out_free;
 
 	/* Module docstring: where the tool comes from, in one place. */
-	rc = buf_printf(&summary, "%s: ", in->ident);
+	rc = cg_cat(&summary, in->ident, ": ", NULL);
 	if (!rc)
-		rc = cg_py_doc(&summary, title ? title : in->name, "");
+		rc = title ? cg_py_doc_n(&summary, title, title_len, "")
+			   : cg_py_doc(&summary, in->name, "");
 	if (!rc)
 		rc = buf_puts(&summary, "\n\nMCP tool ");
 	if (!rc)
@@ -497,16 +500,17 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 	if (!rc)
 		rc = cg_py_str(&summary, in->server_name);
 	if (!rc)
-		rc = buf_printf(&summary, "; its definition is in %s.json.\n", in->ident);
+		rc = cg_cat(&summary, "; its definition is in ", in->ident, ".json.\n", NULL);
 
 	/* Function docstring: description, Args, Returns, Raises. */
 	if (!rc && title) {
-		rc = cg_py_doc(&pp.doc, title, "    ");
+		rc = cg_py_doc_n(&pp.doc, title, title_len, "    ");
 		if (!rc)
-			rc = buf_puts(&pp.doc, *desc ? "\n\n    " : "");
+			rc = buf_puts(&pp.doc, desc_len ? "\n\n    " : "");
 	}
 	if (!rc)
-		rc = cg_py_doc(&pp.doc, *desc || title ? desc : in->name, "    ");
+		rc = desc_len || title ? cg_py_doc_n(&pp.doc, desc, desc_len, "    ")
+				       : cg_py_doc(&pp.doc, in->name, "    ");
 	if (!rc)
 		rc = buf_puts(&pp.doc, "\n\n    Args:");
 	if (!rc)

@@ -21,7 +21,7 @@ static int ts_lit(struct buf *b, json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_STRING:
-		return cg_ts_str(b, json_string_value(v));
+		return cg_ts_str_n(b, json_string_value(v), json_string_length(v));
 	case JSON_INTEGER:
 		if (json_integer_value(v) > TS_SAFE_INT || json_integer_value(v) < -TS_SAFE_INT)
 			return buf_puts(b, "number");
@@ -117,22 +117,22 @@ static int ts_decl_object(struct buf *b, const struct cg_type *t)
 	size_t i;
 	int rc = 0;
 
-	if (t->description && *t->description) {
+	if (t->description_len) {
 		rc = buf_puts(b, "\n/**\n");
 		if (!rc)
-			rc = cg_ts_doc(b, t->description, "");
+			rc = cg_ts_doc_n(b, t->description, t->description_len, "");
 		if (!rc)
 			rc = buf_puts(b, " */");
 	}
 	if (!rc)
-		rc = buf_printf(b, "\nexport interface %s {\n", t->name);
+		rc = cg_cat(b, "\nexport interface ", t->name, " {\n", NULL);
 	for (i = 0; !rc && i < t->nprops; i++) {
 		const struct cg_prop *p = &t->props[i];
 
-		if (p->description && *p->description) {
+		if (p->description_len) {
 			rc = buf_puts(b, "\t/**\n");
 			if (!rc)
-				rc = cg_ts_doc(b, p->description, "\t");
+				rc = cg_ts_doc_n(b, p->description, p->description_len, "\t");
 			if (!rc)
 				rc = buf_puts(b, "\t */\n");
 		}
@@ -166,7 +166,7 @@ static int ts_decls(struct buf *b, const struct cg_schema *s)
 			rc = ts_decl_object(b, d->type);
 			continue;
 		}
-		rc = buf_printf(b, "\nexport type %s = ", d->name);
+		rc = cg_cat(b, "\nexport type ", d->name, " = ", NULL);
 		if (!rc)
 			rc = ts_type(b, d->type);
 		if (!rc)
@@ -187,8 +187,9 @@ static bool any_required(const struct cg_type *obj)
 
 int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 {
-	const char *title = cg_tool_title(in->tool);
-	const char *desc = cg_tool_description(in->tool);
+	size_t title_len, desc_len;
+	const char *title = cg_tool_title(in->tool, &title_len);
+	const char *desc = cg_tool_description(in->tool, &desc_len);
 	struct buf types, doc, params, ret, head, text;
 	struct cg_tool_types tt;
 	int rc;
@@ -203,7 +204,11 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 	if (rc)
 		goto out_free;
 
-	rc = buf_printf(&text, "%s: %s\n\nMCP tool ", in->ident, title ? title : in->name);
+	rc = cg_cat(&text, in->ident, ": ", NULL);
+	if (!rc)
+		rc = title ? buf_append(&text, title, title_len) : buf_puts(&text, in->name);
+	if (!rc)
+		rc = buf_puts(&text, "\n\nMCP tool ");
 	if (!rc)
 		rc = cg_ts_str(&text, in->name);
 	if (!rc)
@@ -211,17 +216,20 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 	if (!rc)
 		rc = cg_ts_str(&text, in->server_name);
 	if (!rc)
-		rc = buf_printf(&text, "; its definition is in %s.json.", in->ident);
+		rc = cg_cat(&text, "; its definition is in ", in->ident, ".json.", NULL);
 	if (!rc)
-		rc = cg_ts_doc(&head, text.data, "");
+		rc = cg_ts_doc_n(&head, text.data, text.len, "");
 
 	buf_reset(&text);
-	if (!rc && title)
-		rc = buf_printf(&text, "%s%s", title, *desc ? "\n\n" : "");
+	if (!rc && title) {
+		rc = buf_append(&text, title, title_len);
+		if (!rc)
+			rc = buf_puts(&text, desc_len ? "\n\n" : "");
+	}
 	if (!rc)
-		rc = buf_puts(&text, *desc || title ? desc : in->name);
+		rc = desc_len || title ? buf_append(&text, desc, desc_len) : buf_puts(&text, in->name);
 	if (!rc)
-		rc = cg_ts_doc(&doc, text.data ? text.data : "", "");
+		rc = cg_ts_doc_n(&doc, text.data ? text.data : "", text.len, "");
 	if (!rc)
 		rc = buf_puts(&doc, " *\n * @param input the tool's arguments");
 	if (!rc)
@@ -232,11 +240,11 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 	if (!rc)
 		rc = buf_puts(&doc, "\n * @throws McpToolError when the tool reports an error (isError)\n");
 	if (!rc && tt.input_obj && tt.input == tt.input_obj)
-		rc = buf_printf(&params, "input: %s%s", tt.input_obj->name,
-				any_required(tt.input_obj) ? "" : " = {}");
+		rc = cg_cat(&params, "input: ", tt.input_obj->name,
+			    any_required(tt.input_obj) ? "" : " = {}", NULL);
 	else if (!rc && tt.input_obj)
-		rc = buf_printf(&params, "input: %s%s", tt.input->name,
-				any_required(tt.input_obj) ? "" : " = {}");
+		rc = cg_cat(&params, "input: ", tt.input->name,
+			    any_required(tt.input_obj) ? "" : " = {}", NULL);
 	else if (!rc)
 		rc = buf_puts(&params, "input: Record<string, unknown> = {}");
 	if (!rc)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Sorted (ASCII order) for bsearch. */
 static const char *const py_keywords[] = {
 	"False",  "None",   "True",    "and",      "as",   "assert", "async",  "await",
 	"break",  "class",  "continue", "def",     "del",  "elif",   "else",   "except",
@@ -48,12 +49,8 @@ static int cmp_str(const void *a, const void *b)
 
 bool cg_py_keyword(const char *s)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(py_keywords) / sizeof(py_keywords[0]); i++)
-		if (!strcmp(s, py_keywords[i]))
-			return true;
-	return false;
+	return bsearch(&s, py_keywords, sizeof(py_keywords) / sizeof(py_keywords[0]),
+		       sizeof(py_keywords[0]), cmp_str) != NULL;
 }
 
 bool cg_ident_reserved(const char *s)

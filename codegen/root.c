@@ -155,7 +155,7 @@ static int root_readme(const struct cg_root *r, struct buf *out)
 	buf_init(&py, README_MAX);
 	buf_init(&ts, README_MAX);
 	for (i = 0; !rc && i < r->n; i++) {
-		rc = buf_printf(&list, "- `%s`: servers/%s/README.md", r->idents[i], r->idents[i]);
+		rc = cg_cat(&list, "- `", r->idents[i], "`", NULL);
 		if (!rc && strcmp(r->names[i], r->idents[i])) {
 			rc = buf_puts(&list, " (configured as \"");
 			if (!rc)

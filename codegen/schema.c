@@ -4,13 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/buf.h"
 #include "names_i.h"
 #include "text_i.h"
 
 #define MAX_DEPTH 48
 #define MAX_NODES 20000
 #define MAX_PROPS 512
+/* Objects nested deeper than this become plain maps: type checkers (mypy
+ * 1.0) slow down exponentially on deep TypedDict nesting. */
+#define MAX_OBJECT_DEPTH 10
 #define NAME_MAX_LEN 120
 
 struct cg_def {
@@ -26,6 +28,7 @@ struct conv {
 	struct cg_schema *s;
 	json_t *root;
 	int depth;
+	int object_depth; /* objects being converted, outermost first */
 };
 
 static struct cg_type *convert(struct conv *c, json_t *schema, const char *hint, const char *fixed,
@@ -152,21 +155,29 @@ static void declare(struct cg_schema *s, const char *name, struct cg_type *t)
 /* hint + CamelCase(word), in the arena. */
 static const char *hint_join(struct cg_schema *s, const char *hint, const char *word)
 {
-	char ident[CG_IDENT_BUF];
-	struct buf b;
-	const char *out;
+	char ident[CG_IDENT_BUF], out[NAME_MAX_LEN + CG_IDENT_BUF + 1];
+	size_t len = strlen(hint), i;
+	bool up = true;
+	char *p;
 
-	buf_init(&b, NAME_MAX_LEN + CG_IDENT_BUF + 1);
+	if (len > NAME_MAX_LEN)
+		len = NAME_MAX_LEN;
+	memcpy(out, hint, len);
 	cg_ident_base(word, "n", ident);
-	if (buf_printf(&b, "%.*s", NAME_MAX_LEN, hint) || cg_camel(&b, ident)) {
-		buf_free(&b);
-		return hint;
+	/* Same as cg_camel, without a buffer to grow: this runs once a property. */
+	for (i = 0; ident[i]; i++) {
+		if (ident[i] == '_') {
+			up = true;
+			continue;
+		}
+		out[len++] = up && ident[i] >= 'a' && ident[i] <= 'z' ? (char)(ident[i] - 'a' + 'A')
+								    : ident[i];
+		up = false;
 	}
-	out = cg_arena_strdup(s->arena, b.data ? b.data : "");
-	buf_free(&b);
-	if (!out)
+	p = cg_arena_strndup(s->arena, out, len);
+	if (!p)
 		s->oom = true;
-	return out ? out : hint;
+	return p ? p : hint;
 }
 
 /* The value at a JSON pointer ("#/a/b", ~0 ~1 escapes) in @root, or NULL. */
@@ -352,7 +363,8 @@ static struct cg_type *make_union(struct cg_schema *s, struct cg_type **in, size
 	return t;
 }
 
-static struct cg_type *convert_members(struct conv *c, json_t *arr, const char *hint)
+static struct cg_type *convert_members(struct conv *c, json_t *arr, const char *hint,
+				       bool guarded)
 {
 	struct cg_type **ts;
 	char word[32];
@@ -367,7 +379,8 @@ static struct cg_type *convert_members(struct conv *c, json_t *arr, const char *
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(word, sizeof(word), "option%zu", i + 1);
-		ts[i] = convert(c, json_array_get(arr, i), hint_join(c->s, hint, word), NULL, false);
+		ts[i] = convert(c, json_array_get(arr, i), hint_join(c->s, hint, word), NULL,
+				guarded);
 		if (!ts[i])
 			return NULL;
 	}
@@ -463,7 +476,7 @@ static struct cg_type *convert_object(struct conv *c, json_t *schema, const char
 	extra = convert_extra(c, schema, hint, &closed);
 	if (s->oom)
 		return NULL;
-	if (n == 0 || n > MAX_PROPS) {
+	if (n == 0 || n > MAX_PROPS || c->object_depth >= MAX_OBJECT_DEPTH) {
 		t = node(s, CG_T_MAP);
 		if (t)
 			t->item = extra ? extra : any(s);
@@ -484,12 +497,14 @@ static struct cg_type *convert_object(struct conv *c, json_t *schema, const char
 	t->name = name;
 	t->extra = extra;
 	t->description = json_string_value(json_object_get(schema, "description"));
+	t->description_len = json_string_length(json_object_get(schema, "description"));
 	t->props = cg_arena_alloc(s->arena, n * sizeof(*t->props));
 	if (!t->props) {
 		s->oom = true;
 		return NULL;
 	}
 	declare(s, name, t);
+	c->object_depth++;
 	if (props) {
 		json_object_foreach(props, key, v) {
 			struct cg_prop *p = &t->props[t->nprops++];
@@ -498,11 +513,13 @@ static struct cg_type *convert_object(struct conv *c, json_t *schema, const char
 			p->schema = v;
 			p->required = in_array_of_strings(req, key);
 			p->description = json_string_value(json_object_get(v, "description"));
+			p->description_len = json_string_length(json_object_get(v, "description"));
 			p->type = convert(c, v, hint_join(s, name, key), NULL, true);
 			if (!p->type)
 				return NULL;
 		}
 	}
+	c->object_depth--;
 	for (i = 0; i < json_array_size(req); i++) {
 		v = json_array_get(req, i);
 		if (!json_is_string(v) || (props && json_object_get(props, json_string_value(v))))
@@ -682,7 +699,7 @@ static struct cg_type *convert_body(struct conv *c, json_t *schema, const char *
 	if (!json_is_array(v))
 		v = json_object_get(schema, "oneOf");
 	if (json_is_array(v) && !has_type_info(schema))
-		return convert_members(c, v, hint);
+		return convert_members(c, v, hint, guarded);
 	if (json_is_string(type)) {
 		t = convert_typed(c, schema, json_string_value(type), hint, fixed);
 	} else if (json_is_array(type) && json_array_size(type)) {

@@ -40,6 +40,7 @@ struct cg_prop {
 	bool required;
 	struct cg_type *type;
 	const char *description; /* borrowed, or NULL */
+	size_t description_len;  /* NUL bytes included */
 	json_t *schema;          /* borrowed: the property's schema (defaults, formats) */
 };
 
@@ -54,6 +55,7 @@ struct cg_type {
 	struct cg_type *extra;
 	const char *name;            /* CG_T_OBJECT, CG_T_REF */
 	const char *description;     /* CG_T_OBJECT; borrowed or NULL */
+	size_t description_len;
 };
 
 /* A named type the file declares: an object (TypedDict / interface) when

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "codegen.h"
+#include "json_out_i.h"
 #include "names_i.h"
 #include "root_i.h"
 #include "templates_i.h"
@@ -274,10 +275,9 @@ static int readme(const struct cg_server *s, struct buf *out)
 	buf_init(&name, README_MAX);
 	for (i = 0; !rc && i < s->ntools; i++) {
 		const struct cg_tool *t = s->by_ident[i];
-		const char *title = cg_tool_title(t->json);
-		const char *desc = cg_tool_description(t->json);
-		struct buf sentence;
-
+		size_t title_len, desc_len;
+		const char *title = cg_tool_title(t->json, &title_len);
+		const char *desc = cg_tool_description(t->json, &desc_len);
 		rc = buf_printf(&list, "- `%s`", t->ident);
 		if (!rc && strcmp(t->ident, t->name)) {
 			rc = buf_puts(&list, " (`");
@@ -286,23 +286,19 @@ static int readme(const struct cg_server *s, struct buf *out)
 			if (!rc)
 				rc = buf_puts(&list, "`)");
 		}
-		if (!rc && title) {
-			rc = buf_puts(&list, " ");
-			if (!rc)
-				rc = cg_md_line(&list, title, 100);
-			if (!rc)
-				rc = buf_puts(&list, *desc ? ":" : "");
-		} else if (!rc && *desc) {
+		if (!rc && (title || desc_len))
 			rc = buf_putc(&list, ':');
+		if (!rc && title) {
+			rc = buf_putc(&list, ' ');
+			if (!rc)
+				rc = cg_md_line_n(&list, title, title_len, 100);
+			if (!rc && desc_len)
+				rc = buf_putc(&list, ':');
 		}
-		if (!rc && *desc) {
-			buf_init(&sentence, README_MAX);
-			rc = buf_append(&sentence, desc, cg_first_sentence(desc));
+		if (!rc && desc_len) {
+			rc = buf_putc(&list, ' ');
 			if (!rc)
-				rc = buf_putc(&list, ' ');
-			if (!rc)
-				rc = cg_md_line(&list, sentence.data ? sentence.data : "", SUMMARY_MAX);
-			buf_free(&sentence);
+				rc = cg_md_line_n(&list, desc, cg_first_sentence(desc), SUMMARY_MAX);
 		}
 		if (!rc)
 			rc = buf_putc(&list, '\n');
@@ -395,17 +391,6 @@ static int index_ts(const struct cg_server *s, struct buf *out)
 	return rc;
 }
 
-static int tool_json(const struct cg_tool *t, struct buf *out)
-{
-	char *s = json_dumps(t->json, JSON_INDENT(2));
-	int rc;
-
-	if (!s)
-		return -ENOMEM;
-	rc = buf_puts(out, s);
-	free(s);
-	return rc ? rc : buf_putc(out, '\n');
-}
 
 int cg_server_render(const struct cg_server *s, const char *name, struct buf *out)
 {
@@ -430,6 +415,6 @@ int cg_server_render(const struct cg_server *s, const char *name, struct buf *ou
 	if ((s->langs & CG_LANG_TS) && !strcmp(dot, ".ts"))
 		return cg_render_tool_ts(&in, out);
 	if (!strcmp(dot, ".json"))
-		return tool_json(t, out);
+		return cg_json_pretty(out, t->json);
 	return -ENOENT;
 }

@@ -1,5 +1,6 @@
 #include "text_i.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -36,6 +37,18 @@ unsigned long cg_utf8_next(const unsigned char *p, size_t *n)
 	return cp;
 }
 
+/* Bytes from @p that are printable ASCII other than stop[0] and stop[1]
+ * (@stop has one or two characters): they go out as they are, in one append. */
+static size_t plain_run(const unsigned char *p, const unsigned char *end, const char *stop)
+{
+	const unsigned char *q = p;
+
+	while (q < end && *q >= 0x20 && *q < 0x7f && *q != (unsigned char)stop[0] &&
+	       *q != (unsigned char)stop[1])
+		q++;
+	return (size_t)(q - p);
+}
+
 static int put_escaped_cp(struct buf *b, unsigned long cp)
 {
 	if (cp < 0x100)
@@ -45,14 +58,20 @@ static int put_escaped_cp(struct buf *b, unsigned long cp)
 	return buf_printf(b, "\\U%08lx", cp);
 }
 
-int cg_py_str(struct buf *b, const char *s)
+int cg_py_str_n(struct buf *b, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	unsigned long cp;
 	size_t n;
 	int rc = buf_putc(b, '"');
 
-	while (!rc && *p) {
+	while (!rc && p < end) {
+		n = plain_run(p, end, "\"\\");
+		if (n) {
+			rc = buf_append(b, p, n);
+			p += n;
+			continue;
+		}
 		cp = cg_utf8_next(p, &n);
 		p += n;
 		if (cp == '"' || cp == '\\')
@@ -75,37 +94,43 @@ static bool line_break(unsigned long cp)
 	return cp == '\n' || cp == '\r' || cp == 0x2028 || cp == 0x2029 || cp == 0x85;
 }
 
-static bool rest_blank(const unsigned char *p)
+static bool rest_blank(const unsigned char *p, const unsigned char *end)
 {
-	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
 		p++;
-	return !*p;
+	return p == end;
 }
 
-int cg_py_doc(struct buf *b, const char *s, const char *indent)
+int cg_py_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	size_t n, start = b->len;
 	unsigned long cp;
 	int rc = 0;
 
-	while (!rc && *p) {
+	while (!rc && p < end) {
+		n = plain_run(p, end, "\"\\");
+		if (n) {
+			rc = buf_append(b, p, n);
+			p += n;
+			continue;
+		}
 		cp = cg_utf8_next(p, &n);
-		if (cp == '\r' && p[1] == '\n')
+		if (cp == '\r' && p + 1 < end && p[1] == '\n')
 			n = 2;
 		p += n;
 		if (line_break(cp)) {
 			while (b->len > start && b->data[b->len - 1] == ' ')
 				b->len--;
 			rc = buf_putc(b, '\n');
-			if (!rc && *p && *p != '\n' && *p != '\r')
+			if (!rc && p < end && *p != '\n' && *p != '\r')
 				rc = buf_puts(b, indent);
 		} else if (cp == '\\') {
 			rc = buf_puts(b, "\\\\");
 		} else if (cp == '"') {
 			/* A quote that could join the closing """ or make one
 			 * (trailing blanks are trimmed, so look past them). */
-			rc = (*p == '"' || rest_blank(p)) ? buf_puts(b, "\\\"") : buf_putc(b, '"');
+			rc = ((p < end && *p == '"') || rest_blank(p, end)) ? buf_puts(b, "\\\"") : buf_putc(b, '"');
 		} else if (cp == '\t') {
 			rc = buf_puts(b, "    ");
 		} else if (cp < 0x20 || cp == 0x7f || cp == 0xfffd) {
@@ -120,14 +145,20 @@ int cg_py_doc(struct buf *b, const char *s, const char *indent)
 	return rc;
 }
 
-int cg_ts_str(struct buf *b, const char *s)
+int cg_ts_str_n(struct buf *b, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	unsigned long cp;
 	size_t n;
 	int rc = buf_putc(b, '"');
 
-	while (!rc && *p) {
+	while (!rc && p < end) {
+		n = plain_run(p, end, "\"\\");
+		if (n) {
+			rc = buf_append(b, p, n);
+			p += n;
+			continue;
+		}
 		cp = cg_utf8_next(p, &n);
 		p += n;
 		if (cp == '"' || cp == '\\')
@@ -145,18 +176,27 @@ int cg_ts_str(struct buf *b, const char *s)
 	return rc ? rc : buf_putc(b, '"');
 }
 
-int cg_ts_doc(struct buf *b, const char *s, const char *indent)
+int cg_ts_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	unsigned long cp;
 	size_t n, start;
 	int rc;
 
 	rc = buf_printf(b, "%s *", indent);
 	start = b->len;
-	while (!rc && *p) {
+	while (!rc && p < end) {
+		n = plain_run(p, end, "/");
+		if (n) {
+			if (b->len == start)
+				rc = buf_putc(b, ' ');
+			if (!rc)
+				rc = buf_append(b, p, n);
+			p += n;
+			continue;
+		}
 		cp = cg_utf8_next(p, &n);
-		if (cp == '\r' && p[1] == '\n')
+		if (cp == '\r' && p + 1 < end && p[1] == '\n')
 			n = 2;
 		p += n;
 		if (b->len == start && !line_break(cp))
@@ -179,15 +219,15 @@ int cg_ts_doc(struct buf *b, const char *s, const char *indent)
 	return rc ? rc : buf_putc(b, '\n');
 }
 
-int cg_md_line(struct buf *b, const char *s, size_t max)
+int cg_md_line_n(struct buf *b, const char *s, size_t len, size_t max)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	size_t start = b->len, n;
 	unsigned long cp;
 	bool space = false;
 	int rc = 0;
 
-	while (!rc && *p) {
+	while (!rc && p < end) {
 		cp = cg_utf8_next(p, &n);
 		if (cp < 0x20 || cp == 0x7f || cp == ' ' || line_break(cp)) {
 			p += n;
@@ -235,5 +275,43 @@ int cg_camel(struct buf *b, const char *ident)
 								       : *ident);
 		up = false;
 	}
+	return rc;
+}
+
+int cg_py_str(struct buf *b, const char *s)
+{
+	return cg_py_str_n(b, s, strlen(s));
+}
+
+int cg_py_doc(struct buf *b, const char *s, const char *indent)
+{
+	return cg_py_doc_n(b, s, strlen(s), indent);
+}
+
+int cg_ts_str(struct buf *b, const char *s)
+{
+	return cg_ts_str_n(b, s, strlen(s));
+}
+
+int cg_ts_doc(struct buf *b, const char *s, const char *indent)
+{
+	return cg_ts_doc_n(b, s, strlen(s), indent);
+}
+
+int cg_md_line(struct buf *b, const char *s, size_t max)
+{
+	return cg_md_line_n(b, s, strlen(s), max);
+}
+
+int cg_cat(struct buf *b, ...)
+{
+	const char *s;
+	va_list ap;
+	int rc = 0;
+
+	va_start(ap, b);
+	while (!rc && (s = va_arg(ap, const char *)))
+		rc = buf_puts(b, s);
+	va_end(ap);
 	return rc;
 }

@@ -13,6 +13,14 @@
  * malformed byte counts as U+FFFD of length 1). */
 unsigned long cg_utf8_next(const unsigned char *p, size_t *n);
 
+/* Each function also comes as _n, taking the length of @s, for JSON strings
+ * that hold NUL. */
+int cg_py_str_n(struct buf *b, const char *s, size_t len);
+int cg_py_doc_n(struct buf *b, const char *s, size_t len, const char *indent);
+int cg_ts_str_n(struct buf *b, const char *s, size_t len);
+int cg_ts_doc_n(struct buf *b, const char *s, size_t len, const char *indent);
+int cg_md_line_n(struct buf *b, const char *s, size_t len, size_t max);
+
 /* A double-quoted Python string literal, ASCII only (\xNN, \uXXXX, \UXXXXXXXX). */
 int cg_py_str(struct buf *b, const char *s);
 /* Text for the inside of a """docstring""": line ends normalized, every
@@ -27,6 +35,9 @@ int cg_ts_doc(struct buf *b, const char *s, const char *indent);
  * control characters go, backticks become quotes, at most @max bytes (cut
  * on a character boundary, marked with "..."). */
 int cg_md_line(struct buf *b, const char *s, size_t max);
+/* Append each string argument up to a NULL: printf without the parsing,
+ * for the per-property lines of a render. */
+int cg_cat(struct buf *b, ...) __attribute__((sentinel));
 /* Length of the first sentence of @s (to ". ", a blank line, or the end). */
 size_t cg_first_sentence(const char *s);
 /* CamelCase of a snake_case identifier ("get_sum" → "GetSum"). */

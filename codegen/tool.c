@@ -46,20 +46,22 @@ void cg_tool_types_free(struct cg_tool_types *tt)
 	cg_arena_free(&tt->arena);
 }
 
-const char *cg_tool_title(json_t *tool)
+const char *cg_tool_title(json_t *tool, size_t *len)
 {
-	const char *t = json_string_value(json_object_get(tool, "title"));
+	json_t *t = json_object_get(tool, "title");
 
-	if (!t || !*t)
-		t = json_string_value(json_object_get(json_object_get(tool, "annotations"), "title"));
-	return t && *t ? t : NULL;
+	if (!json_string_length(t))
+		t = json_object_get(json_object_get(tool, "annotations"), "title");
+	*len = json_string_length(t);
+	return *len ? json_string_value(t) : NULL;
 }
 
-const char *cg_tool_description(json_t *tool)
+const char *cg_tool_description(json_t *tool, size_t *len)
 {
-	const char *d = json_string_value(json_object_get(tool, "description"));
+	json_t *d = json_object_get(tool, "description");
 
-	return d ? d : "";
+	*len = json_string_length(d);
+	return json_is_string(d) ? json_string_value(d) : "";
 }
 
 int cg_schema_snippet(struct buf *b, json_t *schema, size_t max)

@@ -33,10 +33,11 @@ struct cg_tool_types {
 int cg_tool_types_build(const struct cg_tool_in *in, struct cg_tool_types *tt);
 void cg_tool_types_free(struct cg_tool_types *tt);
 
-/* The tool's title (title, else annotations.title), or NULL. Borrowed. */
-const char *cg_tool_title(json_t *tool);
-/* The tool's description, or "". Borrowed. */
-const char *cg_tool_description(json_t *tool);
+/* The tool's title (title, else annotations.title), or NULL; its length
+ * (NUL bytes included) in *len. Borrowed. */
+const char *cg_tool_title(json_t *tool, size_t *len);
+/* The tool's description, or ""; its length in *len. Borrowed. */
+const char *cg_tool_description(json_t *tool, size_t *len);
 /* Compact JSON of @schema, at most @max bytes (cut with "..."), for docs. */
 int cg_schema_snippet(struct buf *b, json_t *schema, size_t max);
 

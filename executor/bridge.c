@@ -30,15 +30,22 @@
 #define BRIDGE_MAX_RECORDS 100000
 #define BRIDGE_READ_CHUNK 65536
 
-enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_NO_METHOD = -32601, RPC_PARAMS = -32602,
-       RPC_FAILED = -32000, RPC_TOO_LARGE = -32001, RPC_BUSY = -32002 };
+enum {
+	RPC_PARSE = -32700,
+	RPC_INVALID = -32600,
+	RPC_NO_METHOD = -32601,
+	RPC_PARAMS = -32602,
+	RPC_FAILED = -32000,
+	RPC_TOO_LARGE = -32001,
+	RPC_BUSY = -32002
+};
 
 struct conn {
 	struct bridge *b;
 	int fd;
 	pthread_t reader;
 	pthread_mutex_t wlock; /* serializes replies on fd */
-	unsigned refs;         /* reader + queued/running jobs; protected by b->lock */
+	unsigned refs;	       /* reader + queued/running jobs; protected by b->lock */
 	unsigned pending;      /* jobs queued or running; protected by b->lock */
 	bool reader_done;      /* the reader returned; protected by b->lock */
 	bool reader_joined;    /* and was joined; protected by b->lock */
@@ -46,8 +53,8 @@ struct conn {
 };
 
 struct job {
-	struct conn *c;  /* holds a reference */
-	json_t *req;     /* new */
+	struct conn *c; /* holds a reference */
+	json_t *req;	/* new */
 	struct job *next;
 };
 
@@ -62,9 +69,9 @@ struct bridge {
 	pthread_t acceptor;
 	bool stopped; /* bridge_stop ran; only the owner's thread touches it */
 
-	pthread_mutex_t lock;   /* everything below */
-	pthread_cond_t work;    /* a job was queued, or stopping */
-	pthread_cond_t idle;    /* a job finished or a connection ended */
+	pthread_mutex_t lock; /* everything below */
+	pthread_cond_t work;  /* a job was queued, or stopping */
+	pthread_cond_t idle;  /* a job finished or a connection ended */
 	struct job *head, *tail;
 	unsigned nworkers, nidle, njobs_running;
 	pthread_t workers[BRIDGE_MAX_WORKERS];
@@ -100,7 +107,8 @@ static json_t *m_tools_call(struct bridge *b, json_t *params, int *code, struct 
 
 	if (!server || !tool || (args && !json_is_object(args) && !json_is_null(args))) {
 		*code = RPC_PARAMS;
-		err_set(err, EXIT_USAGE, "tools/call needs string server and name, object arguments");
+		err_set(err, EXIT_USAGE,
+			"tools/call needs string server and name, object arguments");
 		return NULL;
 	}
 	o.timeout_s = b->call_timeout_s;
@@ -149,9 +157,9 @@ static json_t *m_checkpoint_get(struct bridge *b, json_t *params, int *code, str
 }
 
 static const struct method methods[] = {
-	{"tools/call", m_tools_call},
-	{"checkpoint/set", m_checkpoint_set},
-	{"checkpoint/get", m_checkpoint_get},
+    {"tools/call", m_tools_call},
+    {"checkpoint/set", m_checkpoint_set},
+    {"checkpoint/get", m_checkpoint_get},
 };
 
 /* Write one reply line (@msg borrowed); replies past the cap become an error
@@ -170,8 +178,9 @@ static int conn_send(struct conn *c, json_t *msg)
 		char text[160];
 		json_t *e;
 
-		snprintf(text, sizeof(text), "result of %zu bytes exceeds the bridge cap of %zu bytes",
-			 len, c->b->max_result);
+		snprintf(text, sizeof(text),
+			 "result of %zu bytes exceeds the bridge cap of %zu bytes", len,
+			 c->b->max_result);
 		free(s);
 		e = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id",
 			      json_object_get(msg, "id"), "error", "code", RPC_TOO_LARGE, "message",
@@ -201,8 +210,8 @@ static int conn_send(struct conn *c, json_t *msg)
 
 static void reply_error(struct conn *c, json_t *id, int code, const char *message)
 {
-	json_t *r = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-			      "error", "code", code, "message", message);
+	json_t *r = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id",
+			      id ? id : json_null(), "error", "code", code, "message", message);
 
 	if (r)
 		conn_send(c, r);
@@ -405,7 +414,7 @@ static void *reader_main(void *arg)
 	char *in = NULL, *nl;
 	size_t cap = 0, len = 0, used, n;
 	bool authed = false, open = true;
-	ssize_t r;
+	ssize_t r = 0;
 
 	while (open) {
 		if (grow(&in, &cap, len) < 0) {
@@ -437,7 +446,9 @@ static void *reader_main(void *arg)
 		len -= used;
 	}
 	free(in);
-	shutdown(c->fd, SHUT_RD);
+	/* The client ended: replies in flight still go out. We ended it: the
+	 * client sees the end at once. */
+	shutdown(c->fd, r <= 0 && open ? SHUT_RD : SHUT_RDWR);
 	pthread_mutex_lock(&b->lock);
 	c->reader_done = true;
 	pthread_cond_broadcast(&b->idle);
@@ -480,8 +491,8 @@ static void reap_readers_locked(struct bridge *b, bool all)
 static void *acceptor_main(void *arg)
 {
 	struct bridge *b = arg;
-	struct pollfd p[2] = {{.fd = b->lfd, .events = POLLIN}, {.fd = b->stop_pipe[0],
-								  .events = POLLIN}};
+	struct pollfd p[2] = {{.fd = b->lfd, .events = POLLIN},
+			      {.fd = b->stop_pipe[0], .events = POLLIN}};
 	struct conn *c;
 	int fd;
 

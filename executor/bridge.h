@@ -29,14 +29,14 @@ struct ws;
 struct bridge;
 
 struct bridge_opts {
-	struct hub *hub;        /* borrowed; outlives the bridge */
-	const char *token;      /* copied; the secret every connection must present first */
-	const char *customer;   /* copied; hub_call_opts.customer, NULL: none */
-	const char *workspace;  /* copied; hub_call_opts.workspace, NULL: none */
-	const struct ws *ws;    /* borrowed; checkpoints go to its session log; NULL: refused */
-	const char *session;    /* copied; the session the checkpoints belong to */
-	double call_timeout_s;  /* per tools/call; <= 0: the server's configured timeout */
-	size_t max_result;      /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
+	struct hub *hub;       /* borrowed; outlives the bridge */
+	const char *token;     /* copied; the secret every connection must present first */
+	const char *customer;  /* copied; hub_call_opts.customer, NULL: none */
+	const char *workspace; /* copied; hub_call_opts.workspace, NULL: none */
+	const struct ws *ws;   /* borrowed; checkpoints go to its session log; NULL: refused */
+	const char *session;   /* copied; the session the checkpoints belong to */
+	double call_timeout_s; /* per tools/call; <= 0: the server's configured timeout */
+	size_t max_result;     /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
 };
 
 /* Listen on @path (a stale socket there is replaced; mode 0600) and serve in

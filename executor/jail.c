@@ -11,14 +11,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "jail_i.h"
 
-#define JAIL_STACK_SIZE (256u << 10)
 #define JAIL_HOSTNAME "mcpfs"
 
 int jail_why(char *why, size_t n, const char *fmt, ...)
@@ -82,30 +81,73 @@ static int fds_child(struct jail *j, char *why, size_t n)
 	return 0;
 }
 
+/* Signals as a fresh process has them: mcpfs blocks some and ignores
+ * others (SIGPIPE), and both would survive exec. */
+static int signals_child(struct jail *j, char *why, size_t n)
+{
+	struct sigaction dfl;
+	sigset_t none;
+	int sig;
+
+	(void)j;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL); /* fails only for numbers glibc reserves */
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		return jail_why(why, n, "sigprocmask(SIG_SETMASK, {})");
+	return 0;
+}
+
+/* Die with mcpfs even when it is killed outright. Set after the id change,
+ * which clears it; the parent holds the sync pipe open until exec, so a
+ * hang-up there means it is already gone. */
+static int pdeath_child(struct jail *j, char *why, size_t n)
+{
+	struct pollfd p = {.fd = j->sync_pipe[0], .events = POLLIN};
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return jail_why(why, n, "prctl(PR_SET_PDEATHSIG, SIGKILL)");
+	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR))) {
+		errno = ESRCH;
+		return jail_why(why, n, "parent gone");
+	}
+	return 0;
+}
+
+/* The checklist. A child step waits until the parent finished @needs of its
+ * own steps (parent_steps below): the id maps before the id change, the
+ * cgroup before the limits and exec. The parent's cgroup move (a v1 move
+ * waits for an RCU grace period, ~10 ms) overlaps the child's mounts. */
 static const struct {
 	const char *name;
 	jail_child_fn fn;
+	unsigned needs;
 } child_steps[] = {
-	{"stdio", stdio_child},
-	{"mount sources", jail_mount_open_child},
-	{"user", jail_user_setup_child},
-	{"cgroup namespace", jail_cgroup_setup_child},
-	{"mount", jail_mount_setup_child},
-	{"network", jail_net_setup_child},
-	{"hostname", uts_child},
-	{"setsid", setsid_child},
-	{"rlimits", jail_rlimit_setup_child},
-	{"descriptors", fds_child},
-	{"capabilities", jail_caps_setup_child},
-	{"seccomp", jail_seccomp_setup_child},
+    {"signals", signals_child, 0},
+    {"stdio", stdio_child, 0},
+    {"mount sources", jail_mount_open_child, 0},
+    {"user", jail_user_setup_child, 1},
+    {"parent death", pdeath_child, 1},
+    {"mount", jail_mount_setup_child, 1},
+    {"network", jail_net_setup_child, 1},
+    {"hostname", uts_child, 1},
+    {"setsid", setsid_child, 1},
+    {"cgroup namespace", jail_cgroup_setup_child, 2},
+    {"rlimits", jail_rlimit_setup_child, 2},
+    {"descriptors", fds_child, 2},
+    {"capabilities", jail_caps_setup_child, 2},
+    {"seccomp", jail_seccomp_setup_child, 2},
 };
 
 static const struct {
 	const char *name;
 	jail_parent_fn fn;
 } parent_steps[] = {
-	{"user", jail_user_setup_parent},
-	{"cgroup", jail_cgroup_setup_parent},
+    {"user", jail_user_setup_parent},
+    {"cgroup", jail_cgroup_setup_parent},
 };
 
 static void child_fail(struct jail *j, const char *step, const char *why)
@@ -118,19 +160,19 @@ static void child_fail(struct jail *j, const char *step, const char *why)
 	_exit(127);
 }
 
-static int child_main(void *arg)
+static int child_main(struct jail *j)
 {
-	struct jail *j = arg;
 	char why[512], go;
+	unsigned done = 0;
 	size_t i;
 
 	close(j->sync_pipe[1]);
 	close(j->err_pipe[0]);
-	/* The parent's steps (id maps, cgroup) come first; EOF means it gave up. */
-	if (read(j->sync_pipe[0], &go, 1) != 1)
-		_exit(127);
-	close(j->sync_pipe[0]);
 	for (i = 0; i < sizeof(child_steps) / sizeof(child_steps[0]); i++) {
+		/* one byte per finished parent step; EOF means the parent gave up */
+		for (; done < child_steps[i].needs; done++)
+			if (read(j->sync_pipe[0], &go, 1) != 1)
+				_exit(127);
 		why[0] = '\0';
 		errno = 0;
 		if (child_steps[i].fn(j, why, sizeof(why)) < 0)
@@ -236,7 +278,6 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	const int flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
 			  CLONE_NEWUTS | CLONE_PIDFD | SIGCHLD;
 	struct jail *j = calloc(1, sizeof(*j));
-	void *stack = MAP_FAILED;
 	size_t i;
 
 	if (!j) {
@@ -259,20 +300,18 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 		err_set(err, EXIT_FAILED, "jail: pipe2: %s", strerror(errno));
 		goto out_free;
 	}
-	stack = mmap(NULL, JAIL_STACK_SIZE, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED) {
-		err_set(err, EXIT_FAILED, "jail: mmap(stack): %s", strerror(errno));
-		goto out_free;
-	}
-	j->pid = clone(child_main, (char *)stack + JAIL_STACK_SIZE, flags, j, &j->pidfd);
+	/* The raw system call, fork-like: the child runs on a copy of this
+	 * stack (no stack of its own to set up, nothing for the sanitizers to
+	 * mistake) and never returns from child_main. */
+	j->pid = (pid_t)syscall(SYS_clone, (unsigned long)flags, NULL, &j->pidfd, NULL, NULL);
+	if (j->pid == 0)
+		_exit(child_main(j));
 	if (j->pid < 0) {
-		err_set(err, EXIT_FAILED, "jail: clone(NEWUSER|NEWPID|NEWNS|NEWNET|NEWIPC|NEWUTS): %s",
+		err_set(err, EXIT_FAILED,
+			"jail: clone(NEWUSER|NEWPID|NEWNS|NEWNET|NEWIPC|NEWUTS): %s",
 			strerror(errno));
 		goto out_free;
 	}
-	munmap(stack, JAIL_STACK_SIZE); /* the child has its own copy of the memory */
-	stack = MAP_FAILED;
 	close(j->sync_pipe[0]);
 	close(j->err_pipe[1]);
 	j->sync_pipe[0] = j->err_pipe[1] = -1;
@@ -281,21 +320,19 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 			err_prefix(err, "jail: %s", parent_steps[i].name);
 			goto out_free;
 		}
+		if (write(j->sync_pipe[1], "g", 1) != 1) {
+			err_set(err, EXIT_FAILED, "jail: write(sync pipe): %s", strerror(errno));
+			goto out_free;
+		}
 	}
-	if (write(j->sync_pipe[1], "g", 1) != 1) {
-		err_set(err, EXIT_FAILED, "jail: write(sync pipe): %s", strerror(errno));
-		goto out_free;
-	}
-	close(j->sync_pipe[1]);
-	j->sync_pipe[1] = -1;
 	if (read_verdict(j, err) < 0)
 		goto out_free;
+	close(j->sync_pipe[1]);
+	j->sync_pipe[1] = -1;
 	close(j->err_pipe[0]);
 	j->err_pipe[0] = -1;
 	return j;
 out_free:
-	if (stack != MAP_FAILED)
-		munmap(stack, JAIL_STACK_SIZE);
 	jail_free(j);
 	return NULL;
 }

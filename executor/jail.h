@@ -12,12 +12,12 @@
 #include "../common/err.h"
 
 /* Inside the jail. */
-#define JAIL_WORKSPACE "/workspace" /* the customer's workspace, read-write, the cwd */
-#define JAIL_SKILLS "/skills"       /* the customer's skills, read-only */
-#define JAIL_TREE "/mcp"            /* the tool tree (README.md, servers/), read-only */
-#define JAIL_CODE_DIR "/run/code"   /* the program, with the tree's servers/ beside it */
+#define JAIL_WORKSPACE "/workspace"  /* the customer's workspace, read-write, the cwd */
+#define JAIL_SKILLS "/skills"	     /* the customer's skills, read-only */
+#define JAIL_TREE "/mcp"	     /* the tool tree (README.md, servers/), read-only */
+#define JAIL_CODE_DIR "/run/code"    /* the program, with the tree's servers/ beside it */
 #define JAIL_BRIDGE_DIR "/run/mcpfs" /* the run's bridge socket folder */
-#define JAIL_RUNTIME_DIR "/run/rt"  /* executor/runtime files (the TypeScript loader) */
+#define JAIL_RUNTIME_DIR "/run/rt"   /* executor/runtime files (the TypeScript loader) */
 
 /* The jail's user and group inside; mapped to jail_spec.host_uid/gid. */
 #define JAIL_INNER_ID 1000
@@ -38,14 +38,14 @@ struct jail_bind {
 };
 
 struct jail_limits {
-	double cpu_s;           /* RLIMIT_CPU */
-	unsigned long fsize_mb; /* RLIMIT_FSIZE */
-	unsigned long nofile;   /* RLIMIT_NOFILE */
-	unsigned long nproc;    /* RLIMIT_NPROC (counted per host uid, across runs) */
-	unsigned long data_mb;  /* RLIMIT_DATA */
+	double cpu_s;		 /* RLIMIT_CPU */
+	unsigned long fsize_mb;	 /* RLIMIT_FSIZE */
+	unsigned long nofile;	 /* RLIMIT_NOFILE */
+	unsigned long nproc;	 /* RLIMIT_NPROC (counted per host uid, across runs) */
+	unsigned long data_mb;	 /* RLIMIT_DATA */
 	unsigned long memory_mb; /* cgroup memory (and memory+swap) limit */
-	unsigned long pids;     /* cgroup pids.max */
-	unsigned long tmp_mb;   /* size of /tmp and /dev/shm (tmpfs) */
+	unsigned long pids;	 /* cgroup pids.max */
+	unsigned long tmp_mb;	 /* size of /tmp and /dev/shm (tmpfs) */
 };
 
 struct jail_spec {
@@ -55,12 +55,12 @@ struct jail_spec {
 	size_t nbinds;
 	const struct jail_file *files;
 	size_t nfiles;
-	const char *cwd;         /* in the jail */
-	uid_t host_uid;          /* non-zero: what the kernel sees outside */
+	const char *cwd; /* in the jail */
+	uid_t host_uid;	 /* non-zero: what the kernel sees outside */
 	gid_t host_gid;
 	struct jail_limits limits;
 	int stdin_fd, stdout_fd, stderr_fd; /* become 0, 1, 2 in the jail */
-	const char *run_id;      /* names the cgroup */
+	const char *run_id;		    /* names the cgroup */
 };
 
 struct jail;
@@ -79,8 +79,8 @@ int jail_pidfd(const struct jail *j);
 void jail_kill(struct jail *j);
 
 struct jail_exit {
-	int exit_code;    /* valid when !signal */
-	int signal;       /* the killing signal, or 0 */
+	int exit_code;	   /* valid when !signal */
+	int signal;	   /* the killing signal, or 0 */
 	bool memory_limit; /* the cgroup's memory limit was hit */
 	bool pids_limit;   /* the cgroup's pids limit was hit */
 };

@@ -4,6 +4,7 @@
  * controller, as on this machine). No usable controller fails the run:
  * rlimits alone cannot bound memfd, shared mappings or tmpfs. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include "jail_i.h"
 
 #define CGROUP_FS "/sys/fs/cgroup"
+#define JAIL_CGROUP_STALE_S 60
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
@@ -113,12 +115,44 @@ static bool has_words(const char *dir, const char *file, const char *a, const ch
 	return ha && hb;
 }
 
+/* Remove groups of runs whose mcpfs was killed outright (SIGKILL leaves no
+ * chance to clean up): empty "mcpfs-*" folders beside ours, old enough that
+ * no run can still be setting them up. */
+static void sweep_stale(const char *parent)
+{
+	char path[4400], procs[16];
+	struct dirent *d;
+	struct stat st;
+	DIR *dir = opendir(parent);
+	int fd;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (strncmp(d->d_name, "mcpfs-", 6))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", parent, d->d_name);
+		if (stat(path, &st) < 0 || time(NULL) - st.st_mtime < JAIL_CGROUP_STALE_S)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/cgroup.procs", parent, d->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (read(fd, procs, sizeof(procs)) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", parent, d->d_name);
+			rmdir(path);
+		}
+		close(fd);
+	}
+	closedir(dir);
+}
+
 static int create_v2(struct jail *j, struct err *err)
 {
 	const struct jail_limits *l = &j->spec->limits;
-	const char *mnt = is_cgroup2(CGROUP_FS)	       ? CGROUP_FS
+	const char *mnt = is_cgroup2(CGROUP_FS)		     ? CGROUP_FS
 			  : is_cgroup2(CGROUP_FS "/unified") ? CGROUP_FS "/unified"
-							      : NULL;
+							     : NULL;
 	char own[2048], parent[3000], v[64];
 
 	if (!mnt || own_group("", own, sizeof(own)) < 0)
@@ -128,6 +162,7 @@ static int create_v2(struct jail *j, struct err *err)
 	    (!has_words(parent, "cgroup.controllers", "memory", "pids") ||
 	     write_text(parent, "cgroup.subtree_control", "+memory +pids", NULL) < 0))
 		return 1; /* not delegated to us */
+	sweep_stale(parent);
 	snprintf(j->cg.dirs[0], sizeof(j->cg.dirs[0]), "%s/mcpfs-%s", parent, j->spec->run_id);
 	if (mkdir(j->cg.dirs[0], 0755) < 0)
 		return err_set(err, EXIT_FAILED, "mkdir(%s): %s", j->cg.dirs[0], strerror(errno));
@@ -156,8 +191,11 @@ static int create_v1(struct jail *j, struct err *err)
 				       "cannot limit memory and processes",
 				       controllers[i]);
 		dir = j->cg.dirs[i];
-		snprintf(dir, sizeof(j->cg.dirs[i]), CGROUP_FS "/%s%s/mcpfs-%s", controllers[i],
-			 strcmp(own, "/") ? own : "", j->spec->run_id);
+		snprintf(dir, sizeof(j->cg.dirs[i]), CGROUP_FS "/%s%s", controllers[i],
+			 strcmp(own, "/") ? own : "");
+		sweep_stale(dir);
+		snprintf(dir + strlen(dir), sizeof(j->cg.dirs[i]) - strlen(dir), "/mcpfs-%s",
+			 j->spec->run_id);
 		if (mkdir(dir, 0755) < 0)
 			return err_set(err, EXIT_FAILED, "mkdir(%s): %s", dir, strerror(errno));
 		j->cg.version = 1;
@@ -256,7 +294,8 @@ void jail_cgroup_remove(struct jail *j)
 	int i, tries;
 
 	for (i = j->cg.ndirs - 1; i >= 0; i--)
-		for (tries = 0; rmdir(j->cg.dirs[i]) < 0 && errno == EBUSY && tries < 200; tries++) {
+		for (tries = 0; rmdir(j->cg.dirs[i]) < 0 && errno == EBUSY && tries < 200;
+		     tries++) {
 			kill_procs(j->cg.dirs[i]);
 			nanosleep(&pause, NULL);
 		}

@@ -21,8 +21,8 @@
 
 /* v1 groups (one folder per controller) or one v2 group. */
 struct jail_cgroup {
-	int version;                                  /* 0: none made, 1 or 2 */
-	char dirs[JAIL_CGROUP_CONTROLLERS][4096];     /* v1: memory, pids; v2: dirs[0] only */
+	int version;				  /* 0: none made, 1 or 2 */
+	char dirs[JAIL_CGROUP_CONTROLLERS][4096]; /* v1: memory, pids; v2: dirs[0] only */
 	int ndirs;
 };
 
@@ -31,8 +31,8 @@ struct jail {
 	pid_t pid;
 	int pidfd;
 	bool reaped;
-	int sync_pipe[2]; /* parent -> child: the parent's steps are done */
-	int err_pipe[2];  /* child -> parent: one line when a step fails; CLOEXEC */
+	int sync_pipe[2];		 /* parent -> child: the parent's steps are done */
+	int err_pipe[2];		 /* child -> parent: one line when a step fails; CLOEXEC */
 	const struct sock_fprog *filter; /* built once per process, shared */
 	struct jail_cgroup cg;
 	int src_fds[JAIL_MAX_BINDS + 8]; /* child: O_PATH fds of bind sources */
@@ -51,7 +51,7 @@ int jail_user_setup_parent(struct jail *j, struct err *err); /* uid_map, gid_map
 int jail_user_setup_child(struct jail *j, char *why, size_t n);
 
 /* jail_mount.c: the root. */
-int jail_mount_open_child(struct jail *j, char *why, size_t n);  /* open sources, as host root */
+int jail_mount_open_child(struct jail *j, char *why, size_t n);	 /* open sources, as host root */
 int jail_mount_setup_child(struct jail *j, char *why, size_t n); /* build it, pivot_root */
 
 /* jail_net.c: a private loopback. */
@@ -69,8 +69,8 @@ const struct sock_fprog *jail_seccomp_filter(struct err *err);
 int jail_seccomp_setup_child(struct jail *j, char *why, size_t n);
 
 /* jail_cgroup.c: a per-run group (v2 where delegated, else v1). */
-int jail_cgroup_create(struct jail *j, struct err *err);        /* before clone */
-int jail_cgroup_setup_parent(struct jail *j, struct err *err);  /* move the child in */
+int jail_cgroup_create(struct jail *j, struct err *err);	  /* before clone */
+int jail_cgroup_setup_parent(struct jail *j, struct err *err);	  /* move the child in */
 int jail_cgroup_setup_child(struct jail *j, char *why, size_t n); /* a cgroup namespace */
 void jail_cgroup_kill(struct jail *j);
 void jail_cgroup_events(struct jail *j, bool *memory, bool *pids);

@@ -29,13 +29,13 @@ static const struct {
 	const char *src, *dst;
 	bool dev; /* a device node: keep exec off, allow the device */
 } fixed[] = {
-	{"/usr", "/usr", false},
-	{"/etc/ld.so.cache", "/etc/ld.so.cache", false},
-	{"/dev/null", "/dev/null", true},
-	{"/dev/zero", "/dev/zero", true},
-	{"/dev/full", "/dev/full", true},
-	{"/dev/random", "/dev/random", true},
-	{"/dev/urandom", "/dev/urandom", true},
+    {"/usr", "/usr", false},
+    {"/etc/ld.so.cache", "/etc/ld.so.cache", false},
+    {"/dev/null", "/dev/null", true},
+    {"/dev/zero", "/dev/zero", true},
+    {"/dev/full", "/dev/full", true},
+    {"/dev/random", "/dev/random", true},
+    {"/dev/urandom", "/dev/urandom", true},
 };
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 
@@ -45,21 +45,21 @@ static const char *const top_links[] = {"bin", "lib", "lib64", "sbin"};
 static const struct {
 	const char *path, *text;
 } etc_files[] = {
-	{"/etc/passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-			"jail:x:1000:1000:jail:/workspace:/usr/sbin/nologin\n"
-			"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"},
-	{"/etc/group", "root:x:0:\njail:x:1000:\nnogroup:x:65534:\n"},
-	{"/etc/hosts", "127.0.0.1\tlocalhost mcpfs\n::1\tlocalhost ip6-localhost\n"},
-	{"/etc/hostname", "mcpfs\n"},
+    {"/etc/passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+		    "jail:x:1000:1000:jail:/workspace:/usr/sbin/nologin\n"
+		    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"},
+    {"/etc/group", "root:x:0:\njail:x:1000:\nnogroup:x:65534:\n"},
+    {"/etc/hosts", "127.0.0.1\tlocalhost mcpfs\n::1\tlocalhost ip6-localhost\n"},
+    {"/etc/hostname", "mcpfs\n"},
 };
 
 static const struct {
 	const char *link, *target;
 } dev_links[] = {
-	{"/dev/fd", "/proc/self/fd"},
-	{"/dev/stdin", "/proc/self/fd/0"},
-	{"/dev/stdout", "/proc/self/fd/1"},
-	{"/dev/stderr", "/proc/self/fd/2"},
+    {"/dev/fd", "/proc/self/fd"},
+    {"/dev/stdin", "/proc/self/fd/0"},
+    {"/dev/stdout", "/proc/self/fd/1"},
+    {"/dev/stderr", "/proc/self/fd/2"},
 };
 
 int jail_mount_open_child(struct jail *j, char *why, size_t n)
@@ -300,7 +300,8 @@ int jail_mount_setup_child(struct jail *j, char *why, size_t n)
 	}
 	for (i = 0; i < s->nfiles; i++) {
 		if (path_under_root(dst, sizeof(dst), s->files[i].path, why, n) < 0 ||
-		    write_file(dst, s->files[i].data, s->files[i].len, s->files[i].mode, why, n) < 0)
+		    write_file(dst, s->files[i].data, s->files[i].len, s->files[i].mode, why, n) <
+			0)
 			return -1;
 	}
 	for (i = 0; i < NFIXED + s->nbinds; i++)

@@ -14,14 +14,14 @@ int jail_rlimit_setup_child(struct jail *j, char *why, size_t n)
 		const char *name;
 		rlim_t soft, hard;
 	} set[] = {
-		/* SIGXCPU at the soft limit, SIGKILL a second later */
-		{RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s + 1, (rlim_t)l->cpu_s + 2},
-		{RLIMIT_FSIZE, "RLIMIT_FSIZE", l->fsize_mb * MiB, l->fsize_mb * MiB},
-		{RLIMIT_NOFILE, "RLIMIT_NOFILE", l->nofile, l->nofile},
-		{RLIMIT_NPROC, "RLIMIT_NPROC", l->nproc, l->nproc},
-		{RLIMIT_DATA, "RLIMIT_DATA", l->data_mb * MiB, l->data_mb * MiB},
-		{RLIMIT_CORE, "RLIMIT_CORE", 0, 0},
-		{RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", 64 * 1024, 64 * 1024},
+	    /* SIGXCPU at the soft limit, SIGKILL a second later */
+	    {RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s + 1, (rlim_t)l->cpu_s + 2},
+	    {RLIMIT_FSIZE, "RLIMIT_FSIZE", l->fsize_mb * MiB, l->fsize_mb * MiB},
+	    {RLIMIT_NOFILE, "RLIMIT_NOFILE", l->nofile, l->nofile},
+	    {RLIMIT_NPROC, "RLIMIT_NPROC", l->nproc, l->nproc},
+	    {RLIMIT_DATA, "RLIMIT_DATA", l->data_mb * MiB, l->data_mb * MiB},
+	    {RLIMIT_CORE, "RLIMIT_CORE", 0, 0},
+	    {RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", 64 * 1024, 64 * 1024},
 	};
 	struct rlimit r;
 	size_t i;

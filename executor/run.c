@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +28,7 @@
 
 /* The host uid and gid the jail's user maps to: not root, not a login. */
 #define RUN_HOST_ID 64000
-#define RUN_OUTPUT_MAX (1u << 20)      /* per stream, with --json */
+#define RUN_OUTPUT_MAX (1u << 20)	/* per stream, with --json */
 #define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
 #define RUN_RECORD_OUTPUT_MAX (8u << 10)
 #define RUN_DEFAULT_TIMEOUT_S 30.0
@@ -55,6 +56,7 @@ struct run {
 	struct jail *jail;
 	struct capture out, errs;
 	bool timed_out;
+	int stopped_by; /* the signal that told mcpfs to stop the run, or 0 */
 	struct jail_exit ex;
 	double t0, duration_ms;
 	char started_at[96], ended_at[96];
@@ -93,8 +95,11 @@ static json_t *utf8_string(const char *s, size_t len)
 	buf_init(&b, 4 * len + 16);
 	while (i < len) {
 		c = (unsigned char)s[i];
-		need = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
-			: (c & 0xf8) == 0xf0 ? 3 : 9;
+		need = c < 0x80		    ? 0
+		       : (c & 0xe0) == 0xc0 ? 1
+		       : (c & 0xf0) == 0xe0 ? 2
+		       : (c & 0xf8) == 0xf0 ? 3
+					    : 9;
 		if (c == 0 || need == 9 || (need == 1 && c < 0xc2) || (need == 3 && c > 0xf4) ||
 		    i + need >= len + (need ? 0 : 1)) {
 			need = 9;
@@ -140,14 +145,24 @@ static void capture_read(struct capture *c)
 
 /* Wait for the jail to end, reading captured output, killing it all at the
  * deadline. */
+/* Wait for the jail to end, reading captured output, killing it all at the
+ * deadline or when mcpfs is told to stop (SIGINT, SIGTERM, SIGHUP, which the
+ * caller blocked: see run.h). */
 static void supervise(struct run *r, double timeout_ms)
 {
-	struct pollfd p[3];
+	struct pollfd p[4];
 	struct capture *caps[3] = {NULL, &r->out, &r->errs};
+	struct signalfd_siginfo si;
 	bool alive = true;
 	double left;
-	int n, i;
+	sigset_t stop;
+	int n, i, sfd;
 
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 	while (alive || r->out.fd >= 0 || r->errs.fd >= 0) {
 		p[0].fd = alive ? jail_pidfd(r->jail) : -1;
 		p[0].events = POLLIN;
@@ -155,22 +170,30 @@ static void supervise(struct run *r, double timeout_ms)
 			p[i].fd = caps[i]->fd;
 			p[i].events = POLLIN;
 		}
+		p[3].fd = alive ? sfd : -1;
+		p[3].events = POLLIN;
 		left = r->t0 + timeout_ms - now_ms();
 		if (alive && left <= 0 && !r->timed_out) {
 			r->timed_out = true;
 			jail_kill(r->jail);
 		}
-		n = poll(p, 3, alive && !r->timed_out ? (int)ceil(left > 0 ? left : 0) : 1000);
+		n = poll(p, 4, alive && !r->timed_out ? (int)ceil(left > 0 ? left : 0) : 1000);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n <= 0)
 			continue;
 		if (p[0].revents)
 			alive = false;
+		if (p[3].revents && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			r->stopped_by = (int)si.ssi_signo;
+			jail_kill(r->jail);
+		}
 		for (i = 1; i < 3; i++)
 			if (p[i].revents)
 				capture_read(caps[i]);
 	}
+	if (sfd >= 0)
+		close(sfd);
 }
 
 static int run_dir_make(struct run *r, struct err *err)
@@ -224,8 +247,9 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	const struct run_opts *o = r->o;
 	const bool ts = o->lang == RUN_LANG_TYPESCRIPT;
 	const char *py_argv[] = {"/usr/bin/python3", "-s", JAIL_CODE_DIR "/main.py", NULL};
-	const char *ts_argv[] = {"/usr/bin/node", "--import", "file://" JAIL_RUNTIME_DIR
-			      "/register.mjs", JAIL_CODE_DIR "/main.ts", NULL};
+	const char *ts_argv[] = {"/usr/bin/node", "--import",
+				 "file://" JAIL_RUNTIME_DIR "/register.mjs",
+				 JAIL_CODE_DIR "/main.ts", NULL};
 	const char *envp[] = {"PATH=/usr/bin:/bin",
 			      "HOME=/tmp",
 			      "LANG=C.UTF-8",
@@ -234,12 +258,12 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 			      "PYTHONPATH=" JAIL_TREE,
 			      NULL};
 	struct jail_bind binds[] = {
-		{r->ws.workspace, JAIL_WORKSPACE, true},
-		{r->ws.skills, JAIL_SKILLS, false},
-		{r->tree, JAIL_TREE, false},
-		{r->tree_servers, JAIL_CODE_DIR "/servers", false},
-		{r->dir, JAIL_BRIDGE_DIR, false},
-		{runtime_modules(), JAIL_RUNTIME_DIR "/node_modules", false},
+	    {r->ws.workspace, JAIL_WORKSPACE, true},
+	    {r->ws.skills, JAIL_SKILLS, false},
+	    {r->tree, JAIL_TREE, false},
+	    {r->tree_servers, JAIL_CODE_DIR "/servers", false},
+	    {r->dir, JAIL_BRIDGE_DIR, false},
+	    {runtime_modules(), JAIL_RUNTIME_DIR "/node_modules", false},
 	};
 	struct jail_file files[RUN_MAX_FILES];
 	struct jail_spec s = {0};
@@ -250,15 +274,14 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 
 	if (in_fd < 0)
 		return err_set(err, EXIT_FAILED, "open /dev/null: %s", strerror(errno));
-	files[nfiles++] = (struct jail_file){ts ? JAIL_CODE_DIR "/main.ts" : JAIL_CODE_DIR
-						     "/main.py",
-					     o->code, o->code_len, 0444};
+	files[nfiles++] = (struct jail_file){
+	    ts ? JAIL_CODE_DIR "/main.ts" : JAIL_CODE_DIR "/main.py", o->code, o->code_len, 0444};
 	for (i = 0; ts && executor_embedded_files[i].name && nfiles < RUN_MAX_FILES; i++) {
 		snprintf(r->rt_paths[nfiles], sizeof(r->rt_paths[nfiles]), JAIL_RUNTIME_DIR "/%s",
 			 executor_embedded_files[i].name);
-		files[nfiles] = (struct jail_file){r->rt_paths[nfiles],
-						   executor_embedded_files[i].data,
-						   executor_embedded_files[i].len, 0444};
+		files[nfiles] =
+		    (struct jail_file){r->rt_paths[nfiles], executor_embedded_files[i].data,
+				       executor_embedded_files[i].len, 0444};
 		nfiles++;
 	}
 	s.argv = ts ? ts_argv : py_argv;
@@ -271,14 +294,14 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	s.host_uid = RUN_HOST_ID;
 	s.host_gid = RUN_HOST_ID;
 	s.limits = (struct jail_limits){
-		.cpu_s = ceil(timeout),
-		.fsize_mb = 256,
-		.nofile = 1024,
-		.nproc = 4096,
-		.data_mb = mem < 1024 ? 2048 : 2 * mem,
-		.memory_mb = mem,
-		.pids = 256,
-		.tmp_mb = 64,
+	    .cpu_s = ceil(timeout),
+	    .fsize_mb = 256,
+	    .nofile = 1024,
+	    .nproc = 4096,
+	    .data_mb = mem < 1024 ? 2048 : 2 * mem,
+	    .memory_mb = mem,
+	    .pids = 256,
+	    .tmp_mb = 64,
 	};
 	s.stdin_fd = o->capture ? in_fd : o->stdin_fd >= 0 ? o->stdin_fd : in_fd;
 	s.stdout_fd = out_fd;
@@ -307,15 +330,17 @@ static json_t *result_new(struct run *r)
 		json_array_append_new(limits, json_string("file_size"));
 	if (r->out.truncated || r->errs.truncated)
 		json_array_append_new(limits, json_string("output"));
-	res = json_pack("{s:i,s:i,s:b,s:o,s:o,s:{s:b,s:b},s:f,s:I,s:o,s:s,s:s,s:s}", "exit_code",
-			r->ex.signal ? 128 + r->ex.signal : r->ex.exit_code, "signal",
-			r->ex.signal, "timed_out", r->timed_out, "stdout",
-			utf8_string(r->out.b.data ? r->out.b.data : "", r->out.b.len), "stderr",
-			utf8_string(r->errs.b.data ? r->errs.b.data : "", r->errs.b.len),
-			"truncated", "stdout", r->out.truncated, "stderr", r->errs.truncated,
-			"duration_ms", r->duration_ms, "tool_calls", (json_int_t)r->ncalls,
-			"limits", limits, "customer", r->ws.customer, "session_id", r->session,
-			"run_id", r->id);
+	if (r->stopped_by)
+		json_array_append_new(limits, json_string("interrupted"));
+	res =
+	    json_pack("{s:i,s:i,s:b,s:o,s:o,s:{s:b,s:b},s:f,s:I,s:o,s:s,s:s,s:s}", "exit_code",
+		      r->ex.signal ? 128 + r->ex.signal : r->ex.exit_code, "signal", r->ex.signal,
+		      "timed_out", r->timed_out, "stdout",
+		      utf8_string(r->out.b.data ? r->out.b.data : "", r->out.b.len), "stderr",
+		      utf8_string(r->errs.b.data ? r->errs.b.data : "", r->errs.b.len), "truncated",
+		      "stdout", r->out.truncated, "stderr", r->errs.truncated, "duration_ms",
+		      r->duration_ms, "tool_calls", (json_int_t)r->ncalls, "limits", limits,
+		      "customer", r->ws.customer, "session_id", r->session, "run_id", r->id);
 	return res;
 }
 
@@ -323,25 +348,23 @@ static void record(struct run *r, json_t *res)
 {
 	const struct run_opts *o = r->o;
 	size_t code_len = o->code_len < RUN_RECORD_CODE_MAX ? o->code_len : RUN_RECORD_CODE_MAX;
-	size_t out_len = r->out.b.len < RUN_RECORD_OUTPUT_MAX ? r->out.b.len
-							       : RUN_RECORD_OUTPUT_MAX;
+	size_t out_len =
+	    r->out.b.len < RUN_RECORD_OUTPUT_MAX ? r->out.b.len : RUN_RECORD_OUTPUT_MAX;
 	struct err e = {0};
 	json_t *task;
 
-	task = json_pack("{s:s,s:s,s:o,s:{s:O,s:O,s:O},s:o,s:O,s:O,s:s,s:s,s:s}", "task_id", r->id,
-			 "description", o->description ? o->description : "", "code",
-			 utf8_string(o->code, code_len), "result", "exit_code",
-			 json_object_get(res, "exit_code"), "timed_out",
-			 json_object_get(res, "timed_out"), "limits",
-			 json_object_get(res, "limits"), "output",
-			 utf8_string(r->out.b.data ? r->out.b.data : "", out_len), "tool_calls",
-			 r->calls ? r->calls : json_null(), "exit_code",
-			 json_object_get(res, "exit_code"), "started_at", r->started_at,
-			 "ended_at", r->ended_at, "language",
-			 o->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python");
+	task = json_pack(
+	    "{s:s,s:s,s:o,s:{s:O,s:O,s:O},s:o,s:O,s:O,s:s,s:s,s:s}", "task_id", r->id,
+	    "description", o->description ? o->description : "", "code",
+	    utf8_string(o->code, code_len), "result", "exit_code",
+	    json_object_get(res, "exit_code"), "timed_out", json_object_get(res, "timed_out"),
+	    "limits", json_object_get(res, "limits"), "output",
+	    utf8_string(r->out.b.data ? r->out.b.data : "", out_len), "tool_calls",
+	    r->calls ? r->calls : json_null(), "exit_code", json_object_get(res, "exit_code"),
+	    "started_at", r->started_at, "ended_at", r->ended_at, "language",
+	    o->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python");
 	if (!task || session_append_task(&r->ws, r->session, task, &e) < 0)
-		fprintf(stderr, "mcpfs: exec: session log: %s\n",
-			task ? e.text : "out of memory");
+		fprintf(stderr, "mcpfs: exec: session log: %s\n", task ? e.text : "out of memory");
 	json_decref(task);
 }
 

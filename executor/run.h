@@ -19,27 +19,31 @@ enum run_lang {
 };
 
 struct run_opts {
-	const char *root;          /* the data root; borrowed */
-	const struct config *cfg;  /* borrowed; its server names make the tree */
-	struct hub *hub;           /* borrowed; serves the bridge */
-	const char *customer;      /* NULL: "default" */
-	const char *session;       /* NULL: a new id */
-	const char *description;   /* for the task record; NULL: none */
-	bool record;               /* append the task to the session log */
+	const char *root;	  /* the data root; borrowed */
+	const struct config *cfg; /* borrowed; its server names make the tree */
+	struct hub *hub;	  /* borrowed; serves the bridge */
+	const char *customer;	  /* NULL: "default" */
+	const char *session;	  /* NULL: a new id */
+	const char *description;  /* for the task record; NULL: none */
+	bool record;		  /* append the task to the session log */
 	enum run_lang lang;
-	const char *code;          /* the program's bytes; borrowed */
+	const char *code; /* the program's bytes; borrowed */
 	size_t code_len;
-	double timeout_s;          /* wall clock; <= 0: 30 s */
-	unsigned memory_mb;        /* cgroup memory limit; 0: 512 */
-	bool capture;              /* capture stdout/stderr into the result (else pass through) */
-	int stdin_fd;              /* without capture: the code's stdin; -1: /dev/null */
+	double timeout_s;   /* wall clock; <= 0: 30 s */
+	unsigned memory_mb; /* cgroup memory limit; 0: 512 */
+	bool capture;	    /* capture stdout/stderr into the result (else pass through) */
+	int stdin_fd;	    /* without capture: the code's stdin; -1: /dev/null */
 };
 
 /* Run the code. Returns a new result object (exit_code, signal, timed_out,
  * stdout, stderr, truncated, duration_ms, tool_calls, limits, session_id,
- * customer) and sets *status to the exit status mcpfs should return: the
+ * customer, run_id) and sets *status to the exit status mcpfs should return: the
  * code's (128+signal when killed). NULL with @err when the jail could not be
- * set up: the code never ran. */
+ * set up: the code never ran.
+ *
+ * The caller blocks SIGINT, SIGTERM and SIGHUP in every thread (before it
+ * starts any): the run turns them into killing the jail and returns as
+ * usual, with "interrupted" in limits, so nothing is left behind. */
 json_t *run_exec(const struct run_opts *o, int *status, struct err *err);
 
 /* A new collision-free id for a run or session: UTC time plus 64 random bits,

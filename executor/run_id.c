@@ -18,7 +18,7 @@ int run_id_new(char *out, size_t n)
 		return -EIO;
 	gmtime_r(&t, &tm);
 	snprintf(out, n, "%04d%02d%02dT%02d%02d%02dZ-%02x%02x%02x%02x%02x%02x%02x%02x",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, r[0],
-		 r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
 	return 0;
 }

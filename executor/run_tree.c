@@ -54,26 +54,23 @@ static uint64_t tree_key(const struct config *cfg)
  * uid) gets EACCES on every file of the mount. */
 static bool mount_allows_others(const char *mp)
 {
-	char line[8192], *fields[10], *save, *tok;
+	char line[8192], *tok[64], *save, *t;
 	bool found = false;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int i;
+	int n, i;
 
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
-		for (i = 0, tok = strtok_r(line, " \n", &save); tok && i < 10;
-		     tok = strtok_r(NULL, " \n", &save))
-			fields[i++] = tok;
-		if (i < 10 || strcmp(fields[4], mp))
+		n = 0;
+		for (t = strtok_r(line, " \n", &save); t && n < 64; t = strtok_r(NULL, " \n", &save))
+			tok[n++] = t;
+		if (n < 5 || strcmp(tok[4], mp))
 			continue;
 		/* after the "-" separator: fstype, source, super options */
-		while (tok && strcmp(tok, "-"))
-			tok = strtok_r(NULL, " \n", &save);
-		tok = tok ? strtok_r(NULL, " \n", &save) : NULL;
-		tok = tok ? strtok_r(NULL, " \n", &save) : NULL;
-		tok = tok ? strtok_r(NULL, " \n", &save) : NULL;
-		found = tok && strstr(tok, "allow_other");
+		for (i = 5; i < n && strcmp(tok[i], "-"); i++)
+			;
+		found = i + 3 < n && strstr(tok[i + 3], "allow_other");
 	}
 	fclose(f);
 	return found;

@@ -40,11 +40,16 @@ int fusefs_cache_init(struct fusefs_cache *c, struct fusefs_budget *budget, size
 
 void fusefs_cache_destroy(struct fusefs_cache *c)
 {
+	struct fusefs_cached *e;
 	size_t i;
 
-	for (i = 0; i < c->map.cap; i++)
-		if (c->map.slots[i].key)
-			fusefs_blob_unref(c->map.slots[i].value);
+	for (i = 0; i < c->map.cap; i++) {
+		if (!c->map.slots[i].key)
+			continue;
+		e = c->map.slots[i].value;
+		fusefs_blob_unref(e->blob);
+		free(e);
+	}
 	atomic_fetch_sub(&c->budget->used, c->bytes);
 	c->bytes = 0;
 	fusefs_strmap_free(&c->map);
@@ -53,12 +58,13 @@ void fusefs_cache_destroy(struct fusefs_cache *c)
 
 struct fusefs_blob *fusefs_cache_get(struct fusefs_cache *c, const char *name)
 {
-	struct fusefs_blob *blob;
+	struct fusefs_cached *e;
+	struct fusefs_blob *blob = NULL;
 
 	pthread_mutex_lock(&c->lock);
-	blob = fusefs_strmap_get(&c->map, name, strlen(name));
-	if (blob)
-		fusefs_blob_ref(blob);
+	e = fusefs_strmap_get(&c->map, name, strlen(name));
+	if (e && e->blob)
+		blob = fusefs_blob_ref(e->blob);
 	pthread_mutex_unlock(&c->lock);
 	return blob;
 }
@@ -75,30 +81,60 @@ static int budget_take(struct fusefs_budget *b, size_t n)
 	return 0;
 }
 
+/* Called with the lock held. */
+static void keep(struct fusefs_cache *c, struct fusefs_cached *e, struct fusefs_blob *blob)
+{
+	if (budget_take(c->budget, blob->len))
+		return;
+	e->blob = fusefs_blob_ref(blob);
+	c->bytes += blob->len;
+}
+
 struct fusefs_blob *fusefs_cache_put(struct fusefs_cache *c, const char *name,
 				     struct fusefs_blob *blob)
 {
-	void *existing = NULL;
-	size_t cost = blob->len + strlen(name) + sizeof(*blob);
+	struct fusefs_cached *e, *fresh = NULL;
+	struct fusefs_blob *out = blob;
 
 	pthread_mutex_lock(&c->lock);
-	existing = fusefs_strmap_get(&c->map, name, strlen(name));
-	if (existing) {
-		fusefs_blob_ref(existing);
+	e = fusefs_strmap_get(&c->map, name, strlen(name));
+	if (e && e->blob) {
+		/* Another thread rendered it first: everybody uses one copy. */
+		out = fusefs_blob_ref(e->blob);
 		pthread_mutex_unlock(&c->lock);
 		fusefs_blob_unref(blob);
-		return existing;
+		return out;
 	}
-	if (!budget_take(c->budget, cost)) {
-		if (fusefs_strmap_put(&c->map, name, strlen(name), blob, NULL) == 0) {
-			c->bytes += cost;
-			fusefs_blob_ref(blob);
-		} else {
-			atomic_fetch_sub(&c->budget->used, cost);
-		}
+	if (!e) {
+		fresh = calloc(1, sizeof(*fresh));
+		if (fresh && fusefs_strmap_put(&c->map, name, strlen(name), fresh, NULL) == 0)
+			e = fresh;
+		else
+			free(fresh);
+	}
+	if (e) {
+		e->len = blob->len;
+		keep(c, e, blob);
 	}
 	pthread_mutex_unlock(&c->lock);
-	return blob;
+	return out;
+}
+
+void fusefs_cache_drop(struct fusefs_cache *c, const char *name)
+{
+	struct fusefs_blob *blob = NULL;
+	struct fusefs_cached *e;
+
+	pthread_mutex_lock(&c->lock);
+	e = fusefs_strmap_get(&c->map, name, strlen(name));
+	if (e && e->blob) {
+		blob = e->blob;
+		e->blob = NULL;
+		c->bytes -= blob->len;
+		atomic_fetch_sub(&c->budget->used, blob->len);
+	}
+	pthread_mutex_unlock(&c->lock);
+	fusefs_blob_unref(blob);
 }
 
 int fusefs_cache_render(struct fusefs_cache *c, const char *name, fusefs_render_fn render,
@@ -123,5 +159,27 @@ int fusefs_cache_render(struct fusefs_cache *c, const char *name, fusefs_render_
 	if (!blob)
 		return -ENOMEM;
 	*out = fusefs_cache_put(c, name, blob);
+	return 0;
+}
+
+int fusefs_cache_size(struct fusefs_cache *c, const char *name, fusefs_render_fn render,
+		      const void *ctx, size_t *size)
+{
+	struct fusefs_cached *e;
+	struct fusefs_blob *blob;
+	int rc;
+
+	pthread_mutex_lock(&c->lock);
+	e = fusefs_strmap_get(&c->map, name, strlen(name));
+	if (e)
+		*size = e->len;
+	pthread_mutex_unlock(&c->lock);
+	if (e)
+		return 0;
+	rc = fusefs_cache_render(c, name, render, ctx, &blob);
+	if (rc)
+		return rc;
+	*size = blob->len;
+	fusefs_blob_unref(blob);
 	return 0;
 }

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,11 +35,15 @@ static int parent_wait(int fd, pid_t child, struct err *err)
 	while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR)
 		;
 	if (WIFSIGNALED(wstatus))
-		err_set(err, EXIT_FAILED, "mount: the daemon was killed by signal %d before the "
-			"mount was ready", WTERMSIG(wstatus));
+		err_set(err, EXIT_FAILED,
+			"mount: the daemon was killed by signal %d before the "
+			"mount was ready",
+			WTERMSIG(wstatus));
 	else
-		err_set(err, EXIT_FAILED, "mount: the daemon exited (status %d) before the mount "
-			"was ready", WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+		err_set(err, EXIT_FAILED,
+			"mount: the daemon exited (status %d) before the mount "
+			"was ready",
+			WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
 	return EXIT_FAILED;
 }
 
@@ -64,10 +67,10 @@ int fusefs_daemon_fork(int *ready_fd, int *status, struct err *err)
 		return 1;
 	}
 	close(fds[0]);
-	/* Leave the terminal's session so its ^C and hangup do not reach us. */
+	/* Leave the terminal's session so its ^C and hangup do not reach us.
+	 * The working directory stays: servers start lazily from here, and a
+	 * config's relative paths mean what they meant to `mcpfs generate`. */
 	setsid();
-	if (chdir("/") < 0)
-		fprintf(stderr, "mcpfs: mount: chdir(/): %s\n", strerror(errno));
 	*ready_fd = fds[1];
 	return 0;
 }

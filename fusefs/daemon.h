@@ -7,7 +7,7 @@
 #include "../common/err.h"
 
 /* Fork. In the parent, waits for the verdict and returns 1 with *status set
- * (and @err on failure). In the child (a new session, cwd /), returns 0 with
+ * (and @err on failure). In the child (a new session), returns 0 with
  * *ready_fd the pipe to report on. -1 with @err when fork fails. Call before
  * any thread exists. */
 int fusefs_daemon_fork(int *ready_fd, int *status, struct err *err);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct fusefs_node *node_new(const char *path, size_t n, enum fusefs_kind kind,
-				    long server, uint64_t parent)
+static struct fusefs_node *node_new(const char *path, size_t n, enum fusefs_kind kind, long server,
+				    uint64_t parent)
 {
 	struct fusefs_node *node = malloc(sizeof(*node) + n + 1);
 	const char *slash;

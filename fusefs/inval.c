@@ -14,7 +14,8 @@ struct fusefs_inval_job {
 	struct fusefs_inval_job *next;
 	size_t server;
 	struct fusefs_snap *old;      /* owned: what the kernel may have cached */
-	struct fusefs_snap *new_snap; /* owned */
+	struct fusefs_snap *new_snap; /* owned; NULL for a store job */
+	size_t first, count;	      /* store job: entries of old */
 };
 
 static void job_free(struct fusefs_inval_job *j)
@@ -72,6 +73,31 @@ static void run_job(struct fusefs_inval *v, const struct fusefs_inval_job *j)
 	}
 }
 
+/* Store each listed file still rendered in our cache into the kernel, then
+ * drop our copy. Only while the snapshot is the folder's current one. */
+static void run_store(struct fusefs_inval *v, const struct fusefs_inval_job *j)
+{
+	struct fusefs_snap *cur = fusefs_slot_peek(&v->tree->slots[j->server]);
+	const struct cg_entry *e;
+	struct fusefs_blob *blob;
+	size_t i, n;
+	uint64_t ino;
+
+	if (cur != j->old || cg_server_list(j->old->cg, &e, &n))
+		goto out_unref;
+	for (i = j->first; i < n && i < j->first + j->count; i++) {
+		blob = fusefs_cache_get(&j->old->cache, e[i].name);
+		if (!blob)
+			continue;
+		ino = fusefs_tree_server_ino(v->tree, j->server, e[i].name);
+		if (ino && v->ops.store(v->ops.ctx, ino, blob->data, blob->len) == 0)
+			fusefs_cache_drop(&j->old->cache, e[i].name);
+		fusefs_blob_unref(blob);
+	}
+out_unref:
+	fusefs_snap_unref(cur);
+}
+
 static struct timespec tick_deadline(double s)
 {
 	struct timespec ts;
@@ -100,7 +126,10 @@ static void *inval_thread(void *arg)
 			if (!v->head)
 				v->tail = NULL;
 			pthread_mutex_unlock(&v->lock);
-			run_job(v, j);
+			if (j->new_snap)
+				run_job(v, j);
+			else if (v->ops.store)
+				run_store(v, j);
 			job_free(j);
 			pthread_mutex_lock(&v->lock);
 			v->queued--;
@@ -133,23 +162,11 @@ int fusefs_inval_start(struct fusefs_inval *v, struct fusefs_tree *tree,
 	return 0;
 }
 
-void fusefs_inval_push(void *ctx, size_t server, struct fusefs_snap *old,
-		       struct fusefs_snap *new_snap)
+/* Queue @j, or free it when stopped or past @limit jobs. */
+static void enqueue(struct fusefs_inval *v, struct fusefs_inval_job *j, size_t limit)
 {
-	struct fusefs_inval *v = ctx;
-	struct fusefs_inval_job *j = calloc(1, sizeof(*j));
-
-	if (!j) {
-		fprintf(stderr, "mcpfs: mount: out of memory queueing an invalidation\n");
-		fusefs_snap_unref(old);
-		fusefs_snap_unref(new_snap);
-		return;
-	}
-	j->server = server;
-	j->old = old;
-	j->new_snap = new_snap;
 	pthread_mutex_lock(&v->lock);
-	if (v->stop || v->queued >= INVAL_QUEUE_MAX) {
+	if (v->stop || v->queued >= limit) {
 		pthread_mutex_unlock(&v->lock);
 		job_free(j);
 		return;
@@ -162,6 +179,40 @@ void fusefs_inval_push(void *ctx, size_t server, struct fusefs_snap *old,
 	v->queued++;
 	pthread_cond_broadcast(&v->cond);
 	pthread_mutex_unlock(&v->lock);
+}
+
+void fusefs_inval_push(void *ctx, size_t server, struct fusefs_snap *old,
+		       struct fusefs_snap *new_snap)
+{
+	struct fusefs_inval_job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		fprintf(stderr, "mcpfs: mount: out of memory queueing an invalidation\n");
+		fusefs_snap_unref(old);
+		fusefs_snap_unref(new_snap);
+		return;
+	}
+	j->server = server;
+	j->old = old;
+	j->new_snap = new_snap;
+	enqueue(ctx, j, INVAL_QUEUE_MAX);
+}
+
+void fusefs_inval_listed(void *ctx, size_t server, struct fusefs_snap *snap, size_t first,
+			 size_t count)
+{
+	struct fusefs_inval_job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		fusefs_snap_unref(snap); /* only an optimization is lost */
+		return;
+	}
+	j->server = server;
+	j->old = snap;
+	j->first = first;
+	j->count = count;
+	/* Stores are an optimization: they never crowd out an invalidation. */
+	enqueue(ctx, j, INVAL_QUEUE_MAX / 2);
 }
 
 bool fusefs_inval_drain(struct fusefs_inval *v, double timeout_s)

@@ -19,6 +19,8 @@ struct fusefs_tree *fusefs_tree_new(const struct fusefs_tree_opts *o)
 	if (!t)
 		return NULL;
 	t->root = o->root;
+	t->on_listed = o->on_listed;
+	t->listed_ctx = o->listed_ctx;
 	t->uid = getuid();
 	t->gid = getgid();
 	clock_gettime(CLOCK_REALTIME, &t->mtime);
@@ -73,8 +75,8 @@ void fusefs_tree_free(struct fusefs_tree *t)
 	free(t);
 }
 
-static void fill(const struct fusefs_tree *t, const struct fusefs_node *node, bool dir,
-		 size_t size, nlink_t nlink, const struct timespec *mtime, struct stat *st)
+static void fill(const struct fusefs_tree *t, const struct fusefs_node *node, bool dir, size_t size,
+		 nlink_t nlink, const struct timespec *mtime, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = node->ino;
@@ -103,6 +105,11 @@ static int join(char *out, size_t n, const char *dir, const char *name)
 static int top_render(const void *ctx, const char *relpath, struct buf *out)
 {
 	return cg_root_render(ctx, relpath, out);
+}
+
+static int top_size(struct fusefs_tree *t, const char *relpath, size_t *size)
+{
+	return fusefs_cache_size(&t->top, relpath, top_render, t->root, size);
 }
 
 /* A directory of the top gets 2 links plus one per folder in it. */
@@ -142,8 +149,8 @@ static const struct fusefs_node *top_child(struct fusefs_tree *t, const struct f
 
 static int node_stat(struct fusefs_tree *t, const struct fusefs_node *node, struct stat *st)
 {
-	struct fusefs_blob *blob = NULL;
 	struct fusefs_snap *snap;
+	size_t size = 0;
 	int rc = 0;
 
 	switch (node->kind) {
@@ -151,9 +158,9 @@ static int node_stat(struct fusefs_tree *t, const struct fusefs_node *node, stru
 		fill(t, node, true, 0, top_links(t, node->path), &t->mtime, st);
 		break;
 	case FUSEFS_TOP_FILE:
-		rc = fusefs_cache_render(&t->top, node->path, top_render, t->root, &blob);
+		rc = top_size(t, node->path, &size);
 		if (!rc)
-			fill(t, node, false, blob->len, 1, &t->mtime, st);
+			fill(t, node, false, size, 1, &t->mtime, st);
 		break;
 	case FUSEFS_SERVER_DIR:
 		/* Never waits: `ls -l servers` must not start a server. */
@@ -165,13 +172,12 @@ static int node_stat(struct fusefs_tree *t, const struct fusefs_node *node, stru
 		snap = fusefs_slot_get(&t->slots[node->server]);
 		if (!snap)
 			return -ENOMEM;
-		rc = fusefs_snap_read(snap, node->name, &blob);
+		rc = fusefs_snap_size(snap, node->name, &size);
 		if (!rc)
-			fill(t, node, false, blob->len, 1, &snap->mtime, st);
+			fill(t, node, false, size, 1, &snap->mtime, st);
 		fusefs_snap_unref(snap);
 		break;
 	}
-	fusefs_blob_unref(blob);
 	return rc;
 }
 
@@ -206,9 +212,9 @@ static int lookup_server(struct fusefs_tree *t, const struct fusefs_node *dir, c
 			 struct stat *st)
 {
 	const struct fusefs_node *node;
-	struct fusefs_blob *blob = NULL;
 	struct fusefs_snap *snap;
 	char path[PATH_MAX];
+	size_t size = 0;
 	int len, rc;
 
 	len = join(path, sizeof(path), dir->path, name);
@@ -218,22 +224,20 @@ static int lookup_server(struct fusefs_tree *t, const struct fusefs_node *dir, c
 	if (!snap)
 		return -ENOMEM;
 	/* Rendering answers both "is it there" and "how big is it". */
-	rc = fusefs_snap_read(snap, name, &blob);
+	rc = fusefs_snap_size(snap, name, &size);
 	if (!rc) {
 		node = fusefs_inodes_add(&t->inodes, path, (size_t)len, FUSEFS_SERVER_FILE,
 					 dir->server, dir->ino);
 		if (node)
-			fill(t, node, false, blob->len, 1, &snap->mtime, st);
+			fill(t, node, false, size, 1, &snap->mtime, st);
 		else
 			rc = -errno;
 	}
-	fusefs_blob_unref(blob);
 	fusefs_snap_unref(snap);
 	return rc;
 }
 
-int fusefs_tree_lookup(struct fusefs_tree *t, uint64_t parent, const char *name,
-		       struct stat *st)
+int fusefs_tree_lookup(struct fusefs_tree *t, uint64_t parent, const char *name, struct stat *st)
 {
 	const struct fusefs_node *dir = fusefs_inodes_get(&t->inodes, parent);
 
@@ -249,6 +253,29 @@ int fusefs_tree_lookup(struct fusefs_tree *t, uint64_t parent, const char *name,
 		break;
 	}
 	return -ENOTDIR;
+}
+
+void fusefs_tree_release(struct fusefs_tree *t, uint64_t ino)
+{
+	const struct fusefs_node *node = fusefs_inodes_get(&t->inodes, ino);
+	struct fusefs_snap *snap;
+
+	if (!node)
+		return;
+	switch (node->kind) {
+	case FUSEFS_TOP_FILE:
+		fusefs_cache_drop(&t->top, node->path);
+		break;
+	case FUSEFS_SERVER_FILE:
+		snap = fusefs_slot_peek(&t->slots[node->server]);
+		if (snap)
+			fusefs_cache_drop(&snap->cache, node->name);
+		fusefs_snap_unref(snap);
+		break;
+	case FUSEFS_TOP_DIR:
+	case FUSEFS_SERVER_DIR:
+		break;
+	}
 }
 
 int fusefs_tree_read(struct fusefs_tree *t, uint64_t ino, struct fusefs_blob **out)
@@ -298,7 +325,7 @@ static int dots(const struct fusefs_node *dir, off_t *off, fusefs_dirent_fn emit
 	return 0;
 }
 
-static int readdir_top(struct fusefs_tree *t, const struct fusefs_node *dir, off_t off,
+static int readdir_top(struct fusefs_tree *t, const struct fusefs_node *dir, off_t off, bool plus,
 		       fusefs_dirent_fn emit, void *ctx)
 {
 	const struct fusefs_node *node;
@@ -313,8 +340,15 @@ static int readdir_top(struct fusefs_tree *t, const struct fusefs_node *dir, off
 		node = top_child(t, dir, &e[i]);
 		if (!node)
 			return -errno;
-		st.st_ino = node->ino;
-		st.st_mode = e[i].is_dir ? S_IFDIR : S_IFREG;
+		if (plus) {
+			int rc = node_stat(t, node, &st);
+
+			if (rc)
+				return rc;
+		} else {
+			st.st_ino = node->ino;
+			st.st_mode = e[i].is_dir ? S_IFDIR : S_IFREG;
+		}
 		if (emit(ctx, e[i].name, &st, (off_t)i + 3))
 			break;
 	}
@@ -322,14 +356,14 @@ static int readdir_top(struct fusefs_tree *t, const struct fusefs_node *dir, off
 }
 
 static int readdir_server(struct fusefs_tree *t, const struct fusefs_node *dir, off_t off,
-			  fusefs_dirent_fn emit, void *ctx)
+			  bool plus, fusefs_dirent_fn emit, void *ctx)
 {
 	const struct fusefs_node *node;
 	const struct cg_entry *e;
 	struct fusefs_snap *snap;
 	char path[PATH_MAX];
 	struct stat st;
-	size_t i, n;
+	size_t i, n, size;
 	int len, rc = 0;
 
 	snap = fusefs_slot_get(&t->slots[dir->server]);
@@ -354,6 +388,12 @@ static int readdir_server(struct fusefs_tree *t, const struct fusefs_node *dir, 
 			break;
 		}
 		st.st_ino = node->ino;
+		if (plus) {
+			rc = fusefs_snap_size(snap, e[i].name, &size);
+			if (rc)
+				break;
+			fill(t, node, false, size, 1, &snap->mtime, &st);
+		}
 		if (emit(ctx, e[i].name, &st, (off_t)i + 3))
 			break;
 	}
@@ -362,8 +402,8 @@ out_unref:
 	return rc;
 }
 
-int fusefs_tree_readdir(struct fusefs_tree *t, uint64_t ino, off_t off, fusefs_dirent_fn emit,
-			void *ctx)
+int fusefs_tree_readdir(struct fusefs_tree *t, uint64_t ino, off_t off, bool plus,
+			fusefs_dirent_fn emit, void *ctx)
 {
 	const struct fusefs_node *dir = fusefs_inodes_get(&t->inodes, ino);
 
@@ -376,8 +416,23 @@ int fusefs_tree_readdir(struct fusefs_tree *t, uint64_t ino, off_t off, fusefs_d
 	if (dots(dir, &off, emit, ctx))
 		return 0;
 	if (dir->kind == FUSEFS_SERVER_DIR)
-		return readdir_server(t, dir, off, emit, ctx);
-	return readdir_top(t, dir, off, emit, ctx);
+		return readdir_server(t, dir, off, plus, emit, ctx);
+	return readdir_top(t, dir, off, plus, emit, ctx);
+}
+
+void fusefs_tree_listed(struct fusefs_tree *t, uint64_t ino, off_t off, off_t next)
+{
+	const struct fusefs_node *dir = fusefs_inodes_get(&t->inodes, ino);
+	struct fusefs_snap *snap;
+	size_t first = off > 2 ? (size_t)off - 2 : 0;
+
+	if (!t->on_listed || !dir || dir->kind != FUSEFS_SERVER_DIR || next <= 2 ||
+	    (size_t)next - 2 <= first)
+		return;
+	snap = fusefs_slot_peek(&t->slots[dir->server]);
+	if (snap)
+		t->on_listed(t->listed_ctx, (size_t)dir->server, snap, first,
+			     (size_t)next - 2 - first);
 }
 
 void fusefs_tree_changed(struct fusefs_tree *t, const char *name)

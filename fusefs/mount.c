@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "../codegen/codegen.h"
@@ -36,16 +37,16 @@ struct mount {
 	char log_path[PATH_MAX];
 	const struct cg_templates *tpl;
 	struct cg_templates *tpl_loaded; /* owned when --templates */
-	struct cg_root *cgroot;          /* owned */
-	double *wait_s;                  /* owned: per server */
-	struct hub *hub;                 /* owned */
+	struct cg_root *cgroot;		 /* owned */
+	double *wait_s;			 /* owned: per server */
+	struct hub *hub;		 /* owned */
 	struct fusefs_source src;
 	struct fusefs_tree *_Atomic tree; /* owned; read by hub threads */
-	struct fusefs_inval *inval;       /* owned */
-	struct fuse_session *se;          /* owned */
-	int ready_fd;                     /* daemon: the verdict pipe; else -1 */
+	struct fusefs_inval *inval;	  /* owned */
+	struct fuse_session *se;	  /* owned */
+	int ready_fd;			  /* daemon: the verdict pipe; else -1 */
 	pthread_t main_thread;
-	atomic_bool pidfile;              /* written, so remove it at the end */
+	atomic_bool pidfile; /* written, so remove it at the end */
 };
 
 static int stale_error(const char *given, struct err *err)
@@ -71,10 +72,13 @@ static bool already_mounted(const char *abs)
 	return found;
 }
 
-/* Resolve the mountpoint and refuse the ones a mount cannot go on. */
+/* Resolve the mountpoint and refuse the ones a mount cannot go on. A dead
+ * FUSE mount may still answer stat from the kernel's attribute cache;
+ * statfs always reaches the (gone) daemon, so it tells stale from live. */
 static int check_mountpoint(struct mount *m, struct err *err)
 {
 	const char *given = m->o->mountpoint;
+	struct statfs sf;
 	struct stat st;
 
 	if (!realpath(given, m->mnt)) {
@@ -89,12 +93,14 @@ static int check_mountpoint(struct mount *m, struct err *err)
 	}
 	if (!S_ISDIR(st.st_mode))
 		return err_set(err, EXIT_USAGE, "mount: %s: not a directory", given);
-	if (already_mounted(m->mnt))
-		return err_set(err, EXIT_USAGE,
-			       "mount: %s is already a FUSE mount; unmount it first with "
-			       "'fusermount3 -u %s'",
-			       given, given);
-	return 0;
+	if (!already_mounted(m->mnt))
+		return 0;
+	if (statfs(m->mnt, &sf) < 0 && errno == ENOTCONN)
+		return stale_error(given, err);
+	return err_set(err, EXIT_USAGE,
+		       "mount: %s is already a FUSE mount; unmount it first with "
+		       "'fusermount3 -u %s'",
+		       given, given);
 }
 
 /* The top of the tree: it depends on the server names only. */
@@ -174,8 +180,7 @@ static void *ready_main(void *arg)
 	return NULL;
 }
 
-static struct fuse_session *session_new(struct mount *m, struct fusefs_tree *tree,
-					struct err *err)
+static struct fuse_session *session_new(struct mount *m, struct fusefs_tree *tree, struct err *err)
 {
 	char *argv[] = {"mcpfs", "-o", MOUNT_OPTS, "-o", (char *)m->o->fuse_opts, NULL};
 	struct fuse_args args = FUSE_ARGS_INIT(m->o->fuse_opts ? 5 : 3, argv);
@@ -183,9 +188,8 @@ static struct fuse_session *session_new(struct mount *m, struct fusefs_tree *tre
 
 	fuse_opt_free_args(&args);
 	if (!se)
-		err_set(err, EXIT_USAGE, "mount: fuse_session_new(-o %s%s%s) failed",
-			MOUNT_OPTS, m->o->fuse_opts ? "," : "",
-			m->o->fuse_opts ? m->o->fuse_opts : "");
+		err_set(err, EXIT_USAGE, "mount: fuse_session_new(-o %s%s%s) failed", MOUNT_OPTS,
+			m->o->fuse_opts ? "," : "", m->o->fuse_opts ? m->o->fuse_opts : "");
 	return se;
 }
 
@@ -212,14 +216,15 @@ static int run(struct mount *m, struct err *err)
 	struct fusefs_tree *tree;
 	char logs[PATH_MAX];
 	pthread_t ready;
-	int n;
-	int status = EXIT_FAILED, rc;
+	int status = EXIT_FAILED, rc, n;
 
 	n = snprintf(logs, sizeof(logs), "%s/logs", m->root);
 	if (n < 0 || (size_t)n >= sizeof(logs) ||
 	    snprintf(m->log_path, sizeof(m->log_path), "%s/logs/mount.log", m->root) >=
-		    (int)sizeof(m->log_path))
-		return err_set(err, EXIT_USAGE, "mount: data root path too long"), EXIT_USAGE;
+		(int)sizeof(m->log_path)) {
+		err_set(err, EXIT_USAGE, "mount: data root %s: path too long", m->root);
+		return EXIT_USAGE;
+	}
 	fsx_mkdirs(logs, 0700);
 	ho.state_dir = m->root;
 	ho.cache_max_age_s = -1; /* a mount is long-lived: live catalogs only */
@@ -227,8 +232,10 @@ static int run(struct mount *m, struct err *err)
 	ho.ctx = m;
 	m->hub = hub_new(m->cfg, &ho);
 	m->inval = fusefs_inval_new(POLL_TICK_S);
-	if (!m->hub || !m->inval)
-		return err_set(err, EXIT_FAILED, "mount: out of memory"), EXIT_FAILED;
+	if (!m->hub || !m->inval) {
+		err_set(err, EXIT_FAILED, "mount: out of memory");
+		return EXIT_FAILED;
+	}
 	fusefs_source_hub(&m->src, m->hub);
 	topts.root = m->cgroot;
 	topts.src = &m->src;
@@ -236,9 +243,13 @@ static int run(struct mount *m, struct err *err)
 	topts.cache_max = CACHE_MAX_BYTES;
 	topts.on_swap = fusefs_inval_push;
 	topts.swap_ctx = m->inval;
+	topts.on_listed = fusefs_inval_listed;
+	topts.listed_ctx = m->inval;
 	tree = fusefs_tree_new(&topts);
-	if (!tree)
-		return err_set(err, EXIT_FAILED, "mount: out of memory"), EXIT_FAILED;
+	if (!tree) {
+		err_set(err, EXIT_FAILED, "mount: out of memory");
+		return EXIT_FAILED;
+	}
 	atomic_store(&m->tree, tree);
 	m->se = session_new(m, tree, err);
 	if (!m->se) {
@@ -289,6 +300,9 @@ out_tree:
 	fusefs_tree_stop(tree);
 	hub_free(m->hub);
 	m->hub = NULL;
+	/* Queued jobs hold snapshots, which charge the tree's budget. */
+	fusefs_inval_free(m->inval);
+	m->inval = NULL;
 	atomic_store(&m->tree, NULL);
 	fusefs_tree_free(tree);
 	return status;
@@ -298,10 +312,12 @@ int fusefs_mount(const struct config *cfg, const char *root, const struct fusefs
 		 struct err *err)
 {
 	struct mount m = {.cfg = cfg, .root = root, .o = o, .ready_fd = -1};
-	int status = EXIT_USAGE, parent_status;
+	int status, parent_status;
 
-	if (check_mountpoint(&m, err) || build_root(&m, err))
+	if (check_mountpoint(&m, err) || build_root(&m, err)) {
+		status = err->status;
 		goto out_free;
+	}
 	if (!o->foreground) {
 		switch (fusefs_daemon_fork(&m.ready_fd, &parent_status, err)) {
 		case -1:

@@ -18,10 +18,10 @@
 #include "../servers/config.h"
 
 struct fusefs_mount_opts {
-	const char *mountpoint;    /* as given; need not exist as an absolute path */
-	const char *fuse_opts;     /* -o OPTS for libfuse (e.g. "allow_other"), or NULL */
-	bool foreground;           /* -f: no daemon; stderr stays the terminal */
-	unsigned langs;            /* enum cg_lang mask */
+	const char *mountpoint;	   /* as given; need not exist as an absolute path */
+	const char *fuse_opts;	   /* -o OPTS for libfuse (e.g. "allow_other"), or NULL */
+	bool foreground;	   /* -f: no daemon; stderr stays the terminal */
+	unsigned langs;		   /* enum cg_lang mask */
 	const char *templates_dir; /* --templates DIR, or NULL for the embedded set */
 };
 

@@ -20,6 +20,8 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* A size or mtime change seen on lookup drops stale pages as well. */
 	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
 		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
+	/* Always plus: a listing is nearly always followed by opens or stats. */
+	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -76,12 +78,13 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
+	struct fusefs_tree *t = tree_of(req); /* req is gone once replied to */
 	struct fusefs_blob *blob;
 	size_t n = 0;
 	int rc;
 
 	(void)fi;
-	rc = fusefs_tree_read(tree_of(req), ino, &blob);
+	rc = fusefs_tree_read(t, ino, &blob);
 	if (rc) {
 		fuse_reply_err(req, -rc);
 		return;
@@ -89,6 +92,10 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (off >= 0 && (size_t)off < blob->len)
 		n = blob->len - (size_t)off < size ? blob->len - (size_t)off : size;
 	fuse_reply_buf(req, n ? blob->data + off : NULL, n);
+	/* The page cache keeps what a read to the end delivered (no-open mode
+	 * keeps pages across opens): our copy would only duplicate it. */
+	if ((size_t)off + n >= blob->len)
+		fusefs_tree_release(t, ino);
 	fusefs_blob_unref(blob);
 }
 
@@ -96,37 +103,76 @@ struct dirbuf {
 	fuse_req_t req;
 	char *p;
 	size_t size, used;
+	bool plus;
+	off_t next; /* offset after the last entry that fit */
 };
 
 static int dir_emit(void *ctx, const char *name, const struct stat *st, off_t next)
 {
 	struct dirbuf *d = ctx;
-	size_t need = fuse_add_direntry(d->req, d->p + d->used, d->size - d->used, name, st, next);
+	struct fuse_entry_param e;
+	size_t need;
+
+	if (d->plus) {
+		memset(&e, 0, sizeof(e));
+		e.attr = *st;
+		/* "." and ".." carry no entry: the kernel must not count a lookup. */
+		if (strcmp(name, ".") && strcmp(name, "..")) {
+			e.ino = st->st_ino;
+			e.generation = 1;
+			e.attr_timeout = FUSEFS_TIMEOUT_S;
+			e.entry_timeout = FUSEFS_TIMEOUT_S;
+		}
+		need = fuse_add_direntry_plus(d->req, d->p + d->used, d->size - d->used, name, &e,
+					      next);
+	} else {
+		need = fuse_add_direntry(d->req, d->p + d->used, d->size - d->used, name, st, next);
+	}
 
 	if (need > d->size - d->used)
 		return 1;
 	d->used += need;
+	d->next = next;
 	return 0;
 }
 
-static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		       struct fuse_file_info *fi)
+static void reply_dir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
 {
-	struct dirbuf d = {.req = req, .size = size};
+	struct dirbuf d = {.req = req, .size = size, .plus = plus};
+	struct fusefs_tree *t = tree_of(req); /* req is gone once replied to */
 	int rc;
 
-	(void)fi;
 	d.p = malloc(size ? size : 1);
 	if (!d.p) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	rc = fusefs_tree_readdir(tree_of(req), ino, off, dir_emit, &d);
-	if (rc)
+	rc = fusefs_tree_readdir(t, ino, off, plus, dir_emit, &d);
+	/* An error after some entries: send those, the next call reports it. */
+	if (rc && !d.used) {
 		fuse_reply_err(req, -rc);
-	else
+	} else {
 		fuse_reply_buf(req, d.p, d.used);
+		if (plus && d.used)
+			fusefs_tree_listed(t, ino, off, d.next);
+	}
 	free(d.p);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	(void)fi;
+	reply_dir(req, ino, size, off, false);
+}
+
+/* Entries with their attributes: one request instead of a lookup per file
+ * when a walker goes on to open what it listed. */
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi)
+{
+	(void)fi;
+	reply_dir(req, ino, size, off, true);
 }
 
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -156,8 +202,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	fuse_reply_err(req, EROFS);
 }
 
-static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-		     dev_t rdev)
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
 	(void)parent;
 	(void)name;
@@ -248,26 +293,27 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 }
 
 const struct fuse_lowlevel_ops fusefs_ops = {
-	.init = op_init,
-	.lookup = op_lookup,
-	.getattr = op_getattr,
-	.open = op_open,
-	.opendir = op_opendir,
-	.read = op_read,
-	.readdir = op_readdir,
-	.statfs = op_statfs,
-	.setattr = op_setattr,
-	.mknod = op_mknod,
-	.mkdir = op_mkdir,
-	.unlink = op_unlink,
-	.rmdir = op_unlink,
-	.symlink = op_symlink,
-	.rename = op_rename,
-	.link = op_link,
-	.write = op_write,
-	.create = op_create,
-	.setxattr = op_setxattr,
-	.removexattr = op_removexattr,
+    .init = op_init,
+    .lookup = op_lookup,
+    .getattr = op_getattr,
+    .open = op_open,
+    .opendir = op_opendir,
+    .read = op_read,
+    .readdir = op_readdir,
+    .readdirplus = op_readdirplus,
+    .statfs = op_statfs,
+    .setattr = op_setattr,
+    .mknod = op_mknod,
+    .mkdir = op_mkdir,
+    .unlink = op_unlink,
+    .rmdir = op_unlink,
+    .symlink = op_symlink,
+    .rename = op_rename,
+    .link = op_link,
+    .write = op_write,
+    .create = op_create,
+    .setxattr = op_setxattr,
+    .removexattr = op_removexattr,
 };
 
 static int notify_inode(void *ctx, uint64_t ino)
@@ -280,9 +326,18 @@ static int notify_entry(void *ctx, uint64_t parent, const char *name)
 	return fuse_lowlevel_notify_inval_entry(ctx, parent, name, strlen(name));
 }
 
+static int notify_store(void *ctx, uint64_t ino, const char *data, size_t len)
+{
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
+
+	bv.buf[0].mem = (void *)data;
+	return fuse_lowlevel_notify_store(ctx, ino, 0, &bv, 0);
+}
+
 void fusefs_notify_ops_session(struct fusefs_notify_ops *ops, struct fuse_session *se)
 {
 	ops->inval_inode = notify_inode;
 	ops->inval_entry = notify_entry;
+	ops->store = notify_store;
 	ops->ctx = se;
 }

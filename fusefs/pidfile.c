@@ -86,8 +86,7 @@ static bool pid_alive(json_int_t pid)
 }
 
 /* Is the pid file at @path a live mount (of @config_origin, when given)? */
-static bool live(const char *path, const char *config_origin, char *out, size_t n,
-		 unsigned *langs)
+static bool live(const char *path, const char *config_origin, char *out, size_t n, unsigned *langs)
 {
 	const char *mnt = NULL, *config = NULL, *lang = NULL;
 	json_int_t pid = 0;

@@ -174,8 +174,7 @@ struct fusefs_snap *fusefs_slot_get(struct fusefs_slot *s)
 		snprintf(status, sizeof(status),
 			 "still starting after %.0f s; this folder fills in when it is ready",
 			 s->wait_s);
-		s->cur = fusefs_snap_new(s->root, s->index, NULL, 0, status, NULL, true,
-					 s->budget);
+		s->cur = fusefs_snap_new(s->root, s->index, NULL, 0, status, NULL, true, s->budget);
 	}
 	snap = s->cur ? fusefs_snap_ref(s->cur) : NULL;
 	pthread_mutex_unlock(&s->lock);

@@ -65,3 +65,8 @@ int fusefs_snap_read(struct fusefs_snap *s, const char *name, struct fusefs_blob
 {
 	return fusefs_cache_render(&s->cache, name, render, s->cg, out);
 }
+
+int fusefs_snap_size(struct fusefs_snap *s, const char *name, size_t *size)
+{
+	return fusefs_cache_size(&s->cache, name, render, s->cg, size);
+}

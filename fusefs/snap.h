@@ -16,12 +16,12 @@
 
 struct fusefs_snap {
 	atomic_uint refs;
-	struct cg_server *cg;      /* owned */
-	bool ok;                   /* built from a catalog; false: a README says why */
-	bool provisional;          /* the "still starting" placeholder */
-	uint64_t generation;       /* the catalog's (ok snapshots) */
-	char *status;              /* !ok: the one-line reason; owned */
-	struct timespec mtime;     /* when it was built: the folder's and files' times */
+	struct cg_server *cg;	   /* owned */
+	bool ok;		   /* built from a catalog; false: a README says why */
+	bool provisional;	   /* the "still starting" stand-in */
+	uint64_t generation;	   /* the catalog's (ok snapshots) */
+	char *status;		   /* !ok: the one-line reason; owned */
+	struct timespec mtime;	   /* when it was built: the folder's and files' times */
 	struct fusefs_cache cache; /* rendered files by name */
 };
 
@@ -36,5 +36,7 @@ void fusefs_snap_unref(struct fusefs_snap *s); /* accepts NULL */
 /* Bytes of file @name of the folder, cached. 0 with *out a new reference, or
  * -errno (-ENOENT: no such file in this generation). */
 int fusefs_snap_read(struct fusefs_snap *s, const char *name, struct fusefs_blob **out);
+/* The size of file @name (rendered once). 0 or -errno (-ENOENT). */
+int fusefs_snap_size(struct fusefs_snap *s, const char *name, size_t *size);
 
 #endif

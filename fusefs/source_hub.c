@@ -1,7 +1,6 @@
 #include "source.h"
 
-static json_t *hub_src_tools(void *ctx, const char *server, uint64_t *generation,
-			     struct err *err)
+static json_t *hub_src_tools(void *ctx, const char *server, uint64_t *generation, struct err *err)
 {
 	return hub_tools(ctx, server, generation, err);
 }

@@ -116,6 +116,8 @@ static void unlink_pending(struct client *c, struct pending *p)
 		}
 }
 
+/* @msg is stolen: handed to the waiting request whole, so that no two
+ * threads ever share one reference count. */
 static void on_response(struct client *c, json_t *msg)
 {
 	json_t *id = json_object_get(msg, "id");
@@ -125,12 +127,14 @@ static void on_response(struct client *c, json_t *msg)
 	if (json_is_integer(id))
 		p = find_pending(c, json_integer_value(id));
 	if (p && !p->done) {
-		p->response = json_incref(msg);
+		p->response = msg;
+		msg = NULL;
 		p->done = true;
 		pthread_cond_signal(&p->cond);
 	}
 	pthread_mutex_unlock(&c->lock);
 	/* A reply to a cancelled or timed-out request is dropped. */
+	json_decref(msg);
 }
 
 static void on_progress(struct client *c, const json_t *params)
@@ -199,7 +203,7 @@ static void sink_message(void *ctx, json_t *msg)
 	switch (jsonrpc_classify(msg)) {
 	case JSONRPC_RESPONSE:
 		on_response(c, msg);
-		break;
+		return;
 	case JSONRPC_REQUEST:
 		enqueue_request(c, msg);
 		return;
@@ -232,10 +236,14 @@ static void sink_closed(void *ctx, const char *why)
 	was_alive = c->alive;
 	c->alive = false;
 	snprintf(c->why, sizeof(c->why), "%s", why);
-	fail_pending_locked(c);
 	pthread_mutex_unlock(&c->lock);
+	/* Tell the owner first, so that its state says why by the time the
+	 * failed calls return to their callers. */
 	if (was_alive && c->ev.on_closed)
 		c->ev.on_closed(c->ev.ctx, why);
+	pthread_mutex_lock(&c->lock);
+	fail_pending_locked(c);
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* elicitation/create: there is no user to ask. We do not advertise the
@@ -711,6 +719,15 @@ bool client_alive(struct client *c)
 const char *client_protocol_version(struct client *c)
 {
 	return c->protocol_version;
+}
+
+void client_abort(struct client *c, const char *why)
+{
+	pthread_mutex_lock(&c->lock);
+	c->alive = false;
+	snprintf(c->why, sizeof(c->why), "%s", why);
+	fail_pending_locked(c);
+	pthread_mutex_unlock(&c->lock);
 }
 
 void client_free(struct client *c)

@@ -21,7 +21,9 @@ struct client_events {
 	void (*on_closed)(void *ctx, const char *why); /* the connection died */
 };
 
-/* Progress of one call: (progress, total or -1, message or NULL). */
+/* Progress of one call: (progress, total or -1, message or NULL). Called from
+ * a transport thread with the client's lock held: it must not call the client
+ * or the hub. */
 typedef void (*client_progress_fn)(void *ctx, double progress, double total, const char *message);
 
 /* New, not yet connected. @sc is copied. @log_path receives the server's
@@ -48,6 +50,10 @@ json_t *client_call_tool(struct client *c, const char *tool, json_t *args, doubl
 bool client_alive(struct client *c);
 /* The negotiated protocol version, the serverInfo name; borrowed, valid while connected. */
 const char *client_protocol_version(struct client *c);
+
+/* Mark the connection dead and fail every pending request at once with @why
+ * (shutdown), without freeing it: requests in other threads return. */
+void client_abort(struct client *c, const char *why);
 
 /* Close stdin, SIGTERM, SIGKILL (stdio) or DELETE the session (HTTP); fails
  * pending calls at once; then frees. Accepts NULL. */

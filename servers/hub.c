@@ -245,6 +245,7 @@ static struct server_config *instance_config(struct instance *inst, const char *
 {
 	const struct server_config *sc = inst->srv->sc;
 	char ws[PATH_MAX], state[PATH_MAX];
+	const char *failed;
 	struct server_config *out;
 	int rc;
 
@@ -260,9 +261,15 @@ static struct server_config *instance_config(struct instance *inst, const char *
 		}
 		if (workspace)
 			snprintf(ws, sizeof(ws), "%s", workspace);
-		if ((rc = fsx_mkdirs(ws, 0750)) || (rc = fsx_mkdirs(state, 0750))) {
+		failed = ws;
+		rc = fsx_mkdirs(ws, 0750);
+		if (!rc) {
+			failed = state;
+			rc = fsx_mkdirs(state, 0750);
+		}
+		if (rc) {
 			err_set(err, EXIT_UNREACHABLE, "server '%s': mkdir(%s): %s", sc->name,
-				rc == -EEXIST ? state : ws, strerror(-rc));
+				failed, strerror(-rc));
 			return NULL;
 		}
 		out = server_config_instantiate_state(sc, inst->customer, ws, state);
@@ -465,22 +472,43 @@ static int relist(struct hub *h, struct hub_server *srv, double deadline, struct
 	return 0;
 }
 
-/* The catalog: in memory, else the disk cache when fresh, else live. */
+/* Called with hub.lock held: the instance that serves @srv's catalog died
+ * (or failed to start) after we had one. */
+static bool catalog_instance_failed_locked(const struct hub_server *srv)
+{
+	const char *cust = catalog_customer(srv);
+	const struct instance *inst;
+
+	for (inst = srv->instances; inst; inst = inst->next)
+		if ((!cust && !inst->customer) ||
+		    (cust && inst->customer && !strcmp(cust, inst->customer)))
+			return inst->state == HUB_FAILED ||
+			       (inst->state == HUB_READY && inst->conn &&
+				!client_alive(inst->conn->c));
+	return false;
+}
+
+/* The catalog: in memory, else the disk cache when fresh, else live. A
+ * catalog whose server died is not served as if it were alive: the server is
+ * restarted (within its backoff) and listed again, or the error says why. */
 static json_t *catalog(struct hub *h, struct hub_server *srv, double deadline, uint64_t *gen,
 		       struct err *err)
 {
 	json_t *tools;
 	uint64_t cached_gen = 0;
+	bool dead;
 
 	pthread_mutex_lock(&h->lock);
-	tools = json_incref(srv->tools);
+	dead = catalog_instance_failed_locked(srv);
+	tools = dead ? NULL : json_incref(srv->tools);
 	if (gen)
 		*gen = srv->generation;
 	pthread_mutex_unlock(&h->lock);
 	if (tools)
 		return tools;
-	tools =
-	    catalog_cache_load(srv->cache_path, srv->hash, h->opts.cache_max_age_s, &cached_gen);
+	tools = dead ? NULL
+		     : catalog_cache_load(srv->cache_path, srv->hash, h->opts.cache_max_age_s,
+					  &cached_gen);
 	if (tools) {
 		pthread_mutex_lock(&h->lock);
 		if (!srv->tools) {
@@ -632,6 +660,11 @@ void hub_free(struct hub *h)
 		return;
 	pthread_mutex_lock(&h->lock);
 	h->stop = true;
+	/* A re-list in the refresher must not hold shutdown up for its timeout. */
+	for (i = 0; i < h->n; i++)
+		for (inst = h->servers[i].instances; inst; inst = inst->next)
+			if (inst->conn)
+				client_abort(inst->conn->c, "mcpfs is shutting down");
 	pthread_cond_broadcast(&h->cond);
 	pthread_mutex_unlock(&h->lock);
 	if (h->refresher_started)

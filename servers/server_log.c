@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,14 +97,22 @@ void server_log_write(struct server_log *l, const char *data, size_t n)
 void server_log_printf(struct server_log *l, const char *fmt, ...)
 {
 	char line[1024];
+	struct timespec ts;
+	struct tm tm;
 	va_list ap;
+	size_t head;
 	int n;
 
 	if (!l)
 		return;
-	memcpy(line, "mcpfs: ", 7);
+	/* Our own lines carry a UTC time so a restart sequence can be read back. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	head = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
+	head += (size_t)snprintf(line + head, sizeof(line) - head, ".%03ldZ mcpfs: ",
+				 ts.tv_nsec / 1000000);
 	va_start(ap, fmt);
-	n = vsnprintf(line + 7, sizeof(line) - 8, fmt, ap);
+	n = vsnprintf(line + head, sizeof(line) - head - 1, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;

@@ -128,8 +128,7 @@ static int line(struct sse_parser *p, sse_event_fn fn, void *ctx)
 	return field(p, s, (size_t)(colon - s), colon + 1, n);
 }
 
-int sse_parser_feed(struct sse_parser *p, const char *bytes, size_t n, sse_event_fn fn,
-		    void *ctx)
+int sse_parser_feed(struct sse_parser *p, const char *bytes, size_t n, sse_event_fn fn, void *ctx)
 {
 	size_t i = 0, start;
 	int rc;

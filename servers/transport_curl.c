@@ -67,18 +67,23 @@ bool tcurl_cancelled(struct tcurl_cancel *c)
 	return closing;
 }
 
+void tcurl_deadline(struct timespec *ts, double s)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += (time_t)s;
+	ts->tv_nsec += (long)((s - (double)(time_t)s) * 1e9);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 bool tcurl_sleep(struct tcurl_cancel *c, long ms)
 {
 	struct timespec until;
 	bool closing;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	tcurl_deadline(&until, (double)ms / 1000.0);
 	pthread_mutex_lock(&c->lock);
 	while (!c->closing && pthread_cond_timedwait(&c->cond, &c->lock, &until) != ETIMEDOUT)
 		;
@@ -145,7 +150,8 @@ out_unlink:
 
 CURL *tcurl_easy_new(const struct server_config *sc, const char *url)
 {
-	double connect_s = sc->connect_timeout_s > 0 ? sc->connect_timeout_s : TCURL_CONNECT_TIMEOUT_S;
+	double connect_s =
+	    sc->connect_timeout_s > 0 ? sc->connect_timeout_s : TCURL_CONNECT_TIMEOUT_S;
 	CURL *e = curl_easy_init();
 
 	if (!e)

@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "../common/err.h"
 #include "config.h"
@@ -22,8 +23,8 @@ struct tcurl_xfer;
 /* What close() uses to stop every transfer and sleep of one transport at once. */
 struct tcurl_cancel {
 	pthread_mutex_t lock;
-	pthread_cond_t cond;      /* signalled when closing is set */
-	bool closing;             /* protected by lock */
+	pthread_cond_t cond;	  /* signalled when closing is set */
+	bool closing;		  /* protected by lock */
 	struct tcurl_xfer *xfers; /* transfers running now; protected by lock */
 };
 
@@ -35,6 +36,8 @@ void tcurl_cancel_destroy(struct tcurl_cancel *c);
 /* Set closing and wake every running transfer and sleeper. */
 void tcurl_cancel_fire(struct tcurl_cancel *c);
 bool tcurl_cancelled(struct tcurl_cancel *c);
+/* @ts = now + @s on CLOCK_MONOTONIC, the clock of cond. */
+void tcurl_deadline(struct timespec *ts, double s);
 /* Sleep @ms unless cancelled first. Returns false when cancelled. */
 bool tcurl_sleep(struct tcurl_cancel *c, long ms);
 

@@ -19,41 +19,52 @@
 #include "transport_curl_i.h"
 
 #define HTTP_WHY_MAX ERR_TEXT_MAX
-#define HTTP_ID_MAX 256         /* session and event ids we keep */
+#define HTTP_ID_MAX 256		 /* session and event ids we keep */
 #define HTTP_ERROR_BODY_MAX 1024 /* of a non-2xx answer, for the message */
 #define HTTP_RETRY_DEFAULT_MS 1000L
 #define HTTP_RETRY_MAX_MS 60000L
-/* Consecutive failed reconnections before a stream counts as gone. */
+/* How long ready() waits for the GET stream to be answered. */
+#define HTTP_GET_SETTLE_S 5.0
+/* Consecutive failed reconnections before a resumed response counts as lost. */
 #define HTTP_RECONNECT_TRIES 3
+/* The GET stream's server counts as gone after this long unreachable (s),
+ * long enough for a restart on the same port; reconnections back off to
+ * HTTP_BACKOFF_MAX_MS meanwhile. */
+#define HTTP_GONE_S 10
+#define HTTP_BACKOFF_MAX_MS 2000L
 
 struct transport {
 	const struct server_config *sc; /* borrowed for the transport's life */
 	struct transport_sink sink;
-	char *log_path;                 /* owned, may be NULL: for the legacy fallback */
-	struct server_log *log;         /* owned, may be NULL */
-	struct tcurl_cancel cancel;     /* its lock also guards the fields below */
-	char session[HTTP_ID_MAX];      /* Mcp-Session-Id, "" if none */
-	char version[32];               /* negotiated version, "" before ready() */
-	bool ever_ok;                   /* a POST was answered 2xx: no legacy fallback */
-	bool dead;                      /* on_closed was called; later sends fail */
-	char why[HTTP_WHY_MAX];         /* for dead */
-	int workers;                    /* POST workers and GET threads running */
-	bool get_running;               /* the notification stream thread exists */
-	struct transport *legacy;       /* set once by the fallback; then every op delegates */
+	struct transport_sink init_sink; /* for initialize answers: notes the version first */
+	char *log_path;			 /* owned, may be NULL: for the legacy fallback */
+	struct server_log *log;		 /* owned, may be NULL */
+	struct tcurl_cancel cancel;	 /* its lock also guards the fields below */
+	char session[HTTP_ID_MAX];	 /* Mcp-Session-Id, "" if none */
+	unsigned epoch;			 /* bumps on initialize and ready(): a new session */
+	char version[32];		 /* negotiated version, "" until initialize answers */
+	bool ever_ok;			 /* a POST was answered 2xx: no legacy fallback */
+	bool dead;			 /* on_closed was called; later sends fail */
+	char why[HTTP_WHY_MAX];		 /* for dead */
+	int workers;			 /* POST workers and GET threads running */
+	bool get_running;		 /* the notification stream thread exists */
+	bool get_settled;		 /* its first GET was answered or failed */
+	struct transport *legacy;	 /* set once by the fallback; then every op delegates */
 };
 
 /* One HTTP exchange whose body is parsed as it arrives. */
 struct stream {
 	struct transport *t;
 	CURL *e;
-	const json_t *want_id;  /* borrowed: the request whose response ends the stream */
-	bool got;               /* that response was delivered */
+	const struct transport_sink *sink; /* borrowed: where messages go */
+	const json_t *want_id; /* borrowed: the request whose response ends the stream */
+	bool got;	       /* that response was delivered */
 	struct sse_parser sse;
-	struct buf body;        /* a JSON body, or the start of an error body */
-	long status;            /* final status once headers_done */
+	struct buf body; /* a JSON body, or the start of an error body */
+	long status;	 /* final status once headers_done */
 	bool headers_done;
 	bool is_sse;
-	bool fault;             /* a malformed message or one over the cap */
+	bool fault;		/* a malformed message or one over the cap */
 	char why[HTTP_WHY_MAX]; /* for fault */
 	char session[HTTP_ID_MAX];
 	char last_id[HTTP_ID_MAX];
@@ -66,21 +77,44 @@ struct stream {
 /* A POST and its waiting sender. Two owners (sender, worker): the last frees it. */
 struct job {
 	struct stream s;
-	char *text;         /* owned: the serialized message */
-	json_t *want_id;    /* new reference, NULL for notifications and responses */
+	char *text;	 /* owned: the serialized message */
+	json_t *want_id; /* new reference, NULL for notifications and responses */
 	bool initialize;
 	bool had_session;
 	char method[64];
 	/* protected by t->cancel.lock; changes signal t->cancel.cond */
-	int phase;          /* 0 running, 1 status known, 2 finished */
+	int phase; /* 0 running, 1 status known, 2 finished */
 	CURLcode rc;
-	bool detach;        /* the sender gave up on the body: deliver nothing */
 	int refs;
 };
 
 static bool is_2xx(long status)
 {
 	return status >= 200 && status <= 299;
+}
+
+/* The initialize answer names the version: every later request carries it
+ * (the spec: "all subsequent requests"), the initialized notification too,
+ * which goes out before ready(). */
+static void init_sink_message(void *ctx, json_t *msg)
+{
+	struct transport *t = ctx;
+	const char *v =
+	    json_string_value(json_object_get(json_object_get(msg, "result"), "protocolVersion"));
+
+	if (v && !json_object_get(msg, "method")) {
+		pthread_mutex_lock(&t->cancel.lock);
+		snprintf(t->version, sizeof(t->version), "%s", v);
+		pthread_mutex_unlock(&t->cancel.lock);
+	}
+	t->sink.on_message(t->sink.ctx, msg);
+}
+
+static void init_sink_closed(void *ctx, const char *why)
+{
+	struct transport *t = ctx;
+
+	t->sink.on_closed(t->sink.ctx, why);
 }
 
 /* Mark the transport dead and tell the sink, once. */
@@ -114,6 +148,7 @@ static void stream_init(struct stream *s, struct transport *t, CURL *e, const js
 	memset(s, 0, sizeof(*s));
 	s->t = t;
 	s->e = e;
+	s->sink = &t->sink;
 	s->want_id = want_id;
 	s->retry_ms = -1;
 	sse_parser_init(&s->sse, TRANSPORT_MAX_MESSAGE);
@@ -164,6 +199,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 			buf_free(&s->body);
 			buf_init(&s->body, TRANSPORT_MAX_MESSAGE);
 		} else if (!is_2xx(s->status)) {
+			buf_free(&s->body);
 			buf_init(&s->body, HTTP_ERROR_BODY_MAX);
 		}
 		s->headers_done = true;
@@ -188,7 +224,7 @@ static int on_event(void *ctx, const struct sse_event *ev)
 	/* A priming event carries an id and no message. */
 	if (!ev->data_len || strcmp(ev->type, "message"))
 		return 0;
-	if (tcurl_deliver(&s->t->sink, ev->data, ev->data_len, s->want_id, &s->got, &e)) {
+	if (tcurl_deliver(s->sink, ev->data, ev->data_len, s->want_id, &s->got, &e)) {
 		fault(s, "SSE stream of", e.text);
 		return -EPROTO;
 	}
@@ -222,7 +258,8 @@ static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 	copy_trimmed(s->last_id, sizeof(s->last_id), sse_parser_last_id(&s->sse),
 		     strlen(sse_parser_last_id(&s->sse)));
 	if (rc == -E2BIG || rc == -ENOMEM) {
-		snprintf(why, sizeof(why), "an event is larger than %u bytes", TRANSPORT_MAX_MESSAGE);
+		snprintf(why, sizeof(why), "an event is larger than %u bytes",
+			 TRANSPORT_MAX_MESSAGE);
 		fault(s, "SSE stream of", why);
 	}
 	return rc ? 0 : len;
@@ -268,9 +305,11 @@ static CURL *stream_easy(struct stream *s, const char *url, struct curl_slist *h
 	return e;
 }
 
-/* One GET of the event stream, resuming after @last_id when it is not "".
- * Fills @s; returns the transfer's result. */
-static CURLcode get_once(struct transport *t, struct stream *s, const char *last_id)
+/* One GET of the event stream, resuming after @last_id when it is not "",
+ * for at most @timeout_ms (0: as long as the stream lasts). Fills @s;
+ * returns the transfer's result. */
+static CURLcode get_once(struct transport *t, struct stream *s, const char *last_id,
+			 long timeout_ms)
 {
 	struct curl_slist *h = base_headers(t, true, NULL);
 	CURLcode rc = CURLE_OUT_OF_MEMORY;
@@ -282,12 +321,25 @@ static CURLcode get_once(struct transport *t, struct stream *s, const char *last
 		h = tcurl_header(h, "Last-Event-ID", last_id);
 	e = h ? stream_easy(s, t->sc->url, h) : NULL;
 	if (e) {
+		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
 		rc = tcurl_perform(&t->cancel, e);
 		curl_easy_cleanup(e);
 	}
 	s->e = NULL;
 	curl_slist_free_all(h);
 	return rc;
+}
+
+/* How long a request's answer may stream: twice the call timeout, since the
+ * client may extend one call's timeout, plus the connect timeout. The client
+ * gives up (and cancels) earlier on its own. */
+static long request_timeout_ms(const struct transport *t)
+{
+	double call_s = t->sc->timeout_s > 0 ? t->sc->timeout_s : TCURL_CALL_TIMEOUT_S;
+	double connect_s =
+	    t->sc->connect_timeout_s > 0 ? t->sc->connect_timeout_s : TCURL_CONNECT_TIMEOUT_S;
+
+	return (long)((2 * call_s + connect_s) * 1000);
 }
 
 static long retry_delay(long ms)
@@ -353,7 +405,7 @@ static void resume(struct transport *t, struct job *j)
 		if (!tcurl_sleep(&t->cancel, retry_delay(retry)))
 			return;
 		stream_init(&r, t, NULL, j->want_id);
-		rc = get_once(t, &r, last_id);
+		rc = get_once(t, &r, last_id, request_timeout_ms(t));
 		got = r.got;
 		if (r.fault) {
 			report_closed(t, r.why);
@@ -376,8 +428,8 @@ static void resume(struct transport *t, struct job *j)
 		if (r.retry_ms >= 0)
 			retry = r.retry_ms;
 		if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR)
-			snprintf(why, sizeof(why), "GET %s (resuming %s): %s", t->sc->url, j->method,
-				 curl_easy_strerror(rc));
+			snprintf(why, sizeof(why), "GET %s (resuming %s): %s", t->sc->url,
+				 j->method, curl_easy_strerror(rc));
 		stream_free(&r);
 	}
 	if (!got && !tcurl_cancelled(&t->cancel))
@@ -401,7 +453,7 @@ static void *post_worker(void *arg)
 	pthread_mutex_unlock(&t->cancel.lock);
 	ok = j->s.headers_done && is_2xx(j->s.status) && !tcurl_cancelled(&t->cancel);
 	if (ok && !j->s.is_sse && j->s.body.len && !j->s.fault &&
-	    tcurl_deliver(&t->sink, j->s.body.data, j->s.body.len, j->want_id, &j->s.got, &e))
+	    tcurl_deliver(j->s.sink, j->s.body.data, j->s.body.len, j->want_id, &j->s.got, &e))
 		fault(&j->s, "answer of", e.text);
 	if (ok && j->s.fault) {
 		report_closed(t, j->s.why);
@@ -409,7 +461,8 @@ static void *post_worker(void *arg)
 		if (j->s.is_sse && j->s.last_id[0]) {
 			resume(t, j);
 		} else {
-			snprintf(why, sizeof(why), "POST %s (%s): the answer ended without a response%s%s",
+			snprintf(why, sizeof(why),
+				 "POST %s (%s): the answer ended without a response%s%s",
 				 t->sc->url, j->method, rc != CURLE_OK ? ": " : "",
 				 rc != CURLE_OK ? curl_easy_strerror(rc) : "");
 			report_closed(t, why);
@@ -422,9 +475,8 @@ static void *post_worker(void *arg)
 
 static struct job *job_new(struct transport *t, json_t *msg, struct err *err)
 {
-	double call_s = t->sc->timeout_s > 0 ? t->sc->timeout_s : TCURL_CALL_TIMEOUT_S;
 	double connect_s =
-		t->sc->connect_timeout_s > 0 ? t->sc->connect_timeout_s : TCURL_CONNECT_TIMEOUT_S;
+	    t->sc->connect_timeout_s > 0 ? t->sc->connect_timeout_s : TCURL_CONNECT_TIMEOUT_S;
 	const char *method = json_string_value(json_object_get(msg, "method"));
 	json_t *id = json_object_get(msg, "id"); /* borrowed */
 	struct curl_slist *h;
@@ -440,6 +492,8 @@ static struct job *job_new(struct transport *t, json_t *msg, struct err *err)
 	if (method && id)
 		j->want_id = json_incref(id);
 	j->s.want_id = j->want_id;
+	if (j->initialize)
+		j->s.sink = &t->init_sink;
 	j->s.on_headers = job_on_headers;
 	j->s.job = j;
 	j->text = json_dumps(msg, JSON_COMPACT);
@@ -455,10 +509,9 @@ static struct job *job_new(struct transport *t, json_t *msg, struct err *err)
 	/* The list must outlive the transfer: curl keeps a pointer to it. */
 	curl_easy_setopt(j->s.e, CURLOPT_PRIVATE, h);
 	curl_easy_setopt(j->s.e, CURLOPT_POSTFIELDS, j->text);
-	/* A request's stream lives as long as the call may; the client cancels
-	 * earlier calls itself. Anything else is answered at once. */
+	/* Anything but a request is answered at once. */
 	curl_easy_setopt(j->s.e, CURLOPT_TIMEOUT_MS,
-			 (long)(((j->want_id ? 2 * call_s : 0) + connect_s) * 1000));
+			 j->want_id ? request_timeout_ms(t) : (long)(connect_s * 1000));
 	return j;
 out_free:
 	j->refs = 1;
@@ -506,6 +559,7 @@ static int http_send(struct transport *t, json_t *msg, struct err *err)
 	pthread_attr_t attr;
 	pthread_t tid;
 	struct job *j;
+	bool ever_ok;
 	long status;
 	int ret;
 
@@ -526,6 +580,7 @@ static int http_send(struct transport *t, json_t *msg, struct err *err)
 		pthread_mutex_lock(&t->cancel.lock);
 		t->session[0] = '\0';
 		t->version[0] = '\0';
+		t->epoch++;
 		pthread_mutex_unlock(&t->cancel.lock);
 	}
 	pthread_attr_init(&attr);
@@ -545,10 +600,10 @@ static int http_send(struct transport *t, json_t *msg, struct err *err)
 
 	/* Wait for the status; a failure also needs the body, for the message. */
 	pthread_mutex_lock(&t->cancel.lock);
-	while (!t->cancel.closing &&
-	       (j->phase == 0 || (j->phase == 1 && !is_2xx(j->s.status))))
+	while (!t->cancel.closing && (j->phase == 0 || (j->phase == 1 && !is_2xx(j->s.status))))
 		pthread_cond_wait(&t->cancel.cond, &t->cancel.lock);
 	status = j->s.headers_done ? j->s.status : 0;
+	ever_ok = t->ever_ok;
 	pthread_mutex_unlock(&t->cancel.lock);
 
 	ret = 0;
@@ -569,29 +624,71 @@ static int http_send(struct transport *t, json_t *msg, struct err *err)
 		else
 			ret = -EPROTO;
 		*err = pe;
-		if (ret == -EPROTO && status >= 400 && status <= 499 && j->initialize &&
-		    !t->ever_ok)
+		if (ret == -EPROTO && status >= 400 && status <= 499 && j->initialize && !ever_ok)
 			ret = fall_back(t, msg, &pe, err);
 	}
 	job_release(t, j);
 	return ret;
 }
 
+static void get_settle(struct transport *t)
+{
+	pthread_mutex_lock(&t->cancel.lock);
+	t->get_settled = true;
+	pthread_cond_broadcast(&t->cancel.cond);
+	pthread_mutex_unlock(&t->cancel.lock);
+}
+
+static void get_on_headers(struct stream *s)
+{
+	get_settle(s->t);
+}
+
 /* The server-to-client stream: notifications and requests not tied to a
  * POST. Reconnects after `retry:` with Last-Event-ID; a server without one
  * (405) or a lost session (400/404: the next POST says so) ends it quietly. */
+/* Whether the GET loop may end now: not when ready() asked for a stream of a
+ * newer session meanwhile. Decided under the lock that ready() takes, so a
+ * request for a stream is never lost between the two. */
+static bool get_loop_may_end(struct transport *t, unsigned epoch)
+{
+	bool end;
+
+	pthread_mutex_lock(&t->cancel.lock);
+	end = epoch == t->epoch || t->cancel.closing || t->dead;
+	if (end)
+		t->get_running = false;
+	pthread_mutex_unlock(&t->cancel.lock);
+	return end;
+}
+
 static void *get_loop(void *arg)
 {
 	struct transport *t = arg;
 	char last_id[HTTP_ID_MAX] = "", why[HTTP_WHY_MAX];
+	struct timespec first_fail = {0}, now;
 	struct stream s;
-	long retry = -1;
-	int fails = 0;
+	long retry = -1, delay;
+	int fails = 0, i;
+	unsigned epoch = 0;
+	bool renewed;
 	CURLcode rc;
 
-	while (!tcurl_cancelled(&t->cancel)) {
+	for (;;) {
+		/* A new session starts a new stream from scratch. */
+		pthread_mutex_lock(&t->cancel.lock);
+		renewed = epoch != t->epoch;
+		epoch = t->epoch;
+		pthread_mutex_unlock(&t->cancel.lock);
+		if (renewed) {
+			last_id[0] = '\0';
+			retry = -1;
+			fails = 0;
+		}
 		stream_init(&s, t, NULL, NULL);
-		rc = get_once(t, &s, last_id);
+		s.on_headers = get_on_headers;
+		rc = get_once(t, &s, last_id, 0);
+		get_settle(t);
 		if (tcurl_cancelled(&t->cancel)) {
 			stream_free(&s);
 			break;
@@ -603,27 +700,42 @@ static void *get_loop(void *arg)
 		}
 		if (s.headers_done && (!is_2xx(s.status) || !s.is_sse)) {
 			server_log_printf(t->log, "GET %s: HTTP %ld%s: no server-to-client stream",
-				  t->sc->url, s.status, s.is_sse ? "" : " (not an event stream)");
+					  t->sc->url, s.status,
+					  s.is_sse ? "" : " (not an event stream)");
 			stream_free(&s);
-			break;
+			if (get_loop_may_end(t, epoch))
+				goto out_ended;
+			continue;
 		}
-		fails = s.headers_done ? 0 : fails + 1;
 		if (s.last_id[0])
 			snprintf(last_id, sizeof(last_id), "%s", s.last_id);
 		if (s.retry_ms >= 0)
 			retry = s.retry_ms;
-		stream_free(&s);
-		if (fails >= HTTP_RECONNECT_TRIES) {
-			snprintf(why, sizeof(why), "GET %s: %s", t->sc->url, curl_easy_strerror(rc));
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (s.headers_done) {
+			fails = 0;
+		} else if (!fails++) {
+			first_fail = now;
+		} else if (now.tv_sec - first_fail.tv_sec >= HTTP_GONE_S) {
+			/* A restart takes a moment; this long unreachable is gone. */
+			snprintf(why, sizeof(why), "GET %s: %s for %d s", t->sc->url,
+				 curl_easy_strerror(rc), HTTP_GONE_S);
 			report_closed(t, why);
+			stream_free(&s);
 			break;
 		}
-		if (!tcurl_sleep(&t->cancel, retry_delay(retry)))
+		stream_free(&s);
+		/* The server's retry, doubled per failed reconnection up to a cap. */
+		delay = retry_delay(retry);
+		for (i = 1; i < fails && delay < HTTP_BACKOFF_MAX_MS; i++)
+			delay = delay * 2 < HTTP_BACKOFF_MAX_MS ? delay * 2 : HTTP_BACKOFF_MAX_MS;
+		if (!tcurl_sleep(&t->cancel, delay))
 			break;
 	}
 	pthread_mutex_lock(&t->cancel.lock);
 	t->get_running = false;
 	pthread_mutex_unlock(&t->cancel.lock);
+out_ended:
 	worker_done(t);
 	return NULL;
 }
@@ -631,6 +743,7 @@ static void *get_loop(void *arg)
 static void http_ready(struct transport *t, const char *protocol_version)
 {
 	struct transport *legacy = legacy_of(t);
+	struct timespec until;
 	pthread_attr_t attr;
 	pthread_t tid;
 	bool start;
@@ -641,14 +754,21 @@ static void http_ready(struct transport *t, const char *protocol_version)
 	}
 	pthread_mutex_lock(&t->cancel.lock);
 	snprintf(t->version, sizeof(t->version), "%s", protocol_version ? protocol_version : "");
-	start = !t->get_running && !t->dead && !t->cancel.closing;
+	if (t->dead || t->cancel.closing) {
+		pthread_mutex_unlock(&t->cancel.lock);
+		return;
+	}
+	/* A running loop sees the new epoch and starts over for this session. */
+	t->epoch++;
+	t->get_settled = false;
+	start = !t->get_running;
 	if (start) {
 		t->get_running = true;
 		t->workers++;
 	}
 	pthread_mutex_unlock(&t->cancel.lock);
 	if (!start)
-		return;
+		goto out_wait;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (pthread_create(&tid, &attr, get_loop, t)) {
@@ -657,8 +777,19 @@ static void http_ready(struct transport *t, const char *protocol_version)
 		t->get_running = false;
 		pthread_mutex_unlock(&t->cancel.lock);
 		worker_done(t);
+		pthread_attr_destroy(&attr);
+		return;
 	}
 	pthread_attr_destroy(&attr);
+out_wait:
+	/* Servers drop what they send while no GET stream is open (the SDK sends
+	 * requests not tied to a POST there): wait until it is answered. */
+	tcurl_deadline(&until, HTTP_GET_SETTLE_S);
+	pthread_mutex_lock(&t->cancel.lock);
+	while (!t->get_settled && !t->cancel.closing &&
+	       pthread_cond_timedwait(&t->cancel.cond, &t->cancel.lock, &until) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&t->cancel.lock);
 }
 
 static struct transport *http_open(const struct server_config *sc,
@@ -683,6 +814,9 @@ static struct transport *http_open(const struct server_config *sc,
 	}
 	t->sc = sc;
 	t->sink = *sink;
+	t->init_sink.ctx = t;
+	t->init_sink.on_message = init_sink_message;
+	t->init_sink.on_closed = init_sink_closed;
 	t->log = log_path ? server_log_open(log_path) : NULL;
 	tcurl_cancel_init(&t->cancel);
 	return t;
@@ -730,9 +864,9 @@ static void http_close(struct transport *t)
 }
 
 const struct transport_ops transport_http_ops = {
-	.name = "http",
-	.open = http_open,
-	.send = http_send,
-	.ready = http_ready,
-	.close = http_close,
+    .name = "http",
+    .open = http_open,
+    .send = http_send,
+    .ready = http_ready,
+    .close = http_close,
 };

@@ -20,18 +20,18 @@
 struct transport {
 	const struct server_config *sc; /* borrowed for the transport's life */
 	struct transport_sink sink;
-	struct server_log *log;         /* owned, may be NULL */
+	struct server_log *log; /* owned, may be NULL */
 	struct tcurl_cancel cancel;
 	struct curl_slist *get_headers; /* owned; used by the GET thread only */
 	pthread_t thread;
-	struct sse_parser parser;       /* GET thread only */
-	CURL *get;                      /* GET thread only */
-	long status;                    /* GET thread only */
-	bool checked;                   /* GET thread only: status and type looked at */
+	struct sse_parser parser; /* GET thread only */
+	CURL *get;		  /* GET thread only */
+	long status;		  /* GET thread only */
+	bool checked;		  /* GET thread only: status and type looked at */
 	/* protected by cancel.lock; changes signal cancel.cond */
-	char *endpoint;                 /* owned: where POSTs go, once known */
-	bool ended;                     /* the GET stream is over */
-	char why[SSE_WHY_MAX];          /* why it ended */
+	char *endpoint;	       /* owned: where POSTs go, once known */
+	bool ended;	       /* the GET stream is over */
+	char why[SSE_WHY_MAX]; /* why it ended */
 };
 
 static void set_ended(struct transport *t, const char *why)
@@ -62,9 +62,10 @@ static char *resolve_endpoint(const char *base, const char *rel, char *why, size
 	if (curl_url_get(b, CURLUPART_HOST, &bhost, 0) ||
 	    curl_url_get(b, CURLUPART_PORT, &bport, CURLU_DEFAULT_PORT) ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) ||
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ||
-	    strcasecmp(bhost, host) || strcmp(bport, port)) {
-		snprintf(why, whylen, "endpoint event: '%.100s' is not on the server's origin", rel);
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) || strcasecmp(bhost, host) ||
+	    strcmp(bport, port)) {
+		snprintf(why, whylen, "endpoint event: '%.100s' is not on the server's origin",
+			 rel);
 		goto out_free;
 	}
 	if (curl_url_get(u, CURLUPART_URL, &out, 0))
@@ -151,6 +152,9 @@ static void *get_thread(void *arg)
 	curl_easy_setopt(t->get, CURLOPT_WRITEFUNCTION, on_get_data);
 	curl_easy_setopt(t->get, CURLOPT_WRITEDATA, t);
 	rc = tcurl_perform(&t->cancel, t->get);
+	/* An answer without a body never reached on_get_data. */
+	if (!t->checked)
+		curl_easy_getinfo(t->get, CURLINFO_RESPONSE_CODE, &t->status);
 	curl_easy_getinfo(t->get, CURLINFO_CONTENT_TYPE, &type);
 	if (t->status && t->status != 200)
 		snprintf(why, sizeof(why), "GET %s: HTTP %ld", t->sc->url, t->status);
@@ -191,13 +195,7 @@ static int wait_endpoint(struct transport *t, double s, struct err *err)
 	struct timespec until;
 	int rc = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += (time_t)s;
-	until.tv_nsec += (long)((s - (double)(time_t)s) * 1e9);
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	tcurl_deadline(&until, s);
 	pthread_mutex_lock(&t->cancel.lock);
 	while (!t->endpoint && !t->ended && rc != ETIMEDOUT)
 		rc = pthread_cond_timedwait(&t->cancel.cond, &t->cancel.lock, &until);
@@ -215,7 +213,8 @@ static int wait_endpoint(struct transport *t, double s, struct err *err)
 static struct transport *sse_open(const struct server_config *sc, const struct transport_sink *sink,
 				  const char *log_path, struct err *err)
 {
-	double connect_s = sc->connect_timeout_s > 0 ? sc->connect_timeout_s : TCURL_CONNECT_TIMEOUT_S;
+	double connect_s =
+	    sc->connect_timeout_s > 0 ? sc->connect_timeout_s : TCURL_CONNECT_TIMEOUT_S;
 	struct transport *t;
 	bool oom;
 
@@ -345,9 +344,9 @@ static void sse_close(struct transport *t)
 }
 
 const struct transport_ops transport_sse_ops = {
-	.name = "sse",
-	.open = sse_open,
-	.send = sse_send,
-	.ready = sse_ready,
-	.close = sse_close,
+    .name = "sse",
+    .open = sse_open,
+    .send = sse_send,
+    .ready = sse_ready,
+    .close = sse_close,
 };

@@ -424,9 +424,9 @@ static int stdio_send(struct transport *t, json_t *msg, struct err *err)
 	rc = jsonrpc_encode_line(msg, &b);
 	if (rc) {
 		buf_free(&b);
-		return err_set(err, EXIT_FAILED, "server '%s': message to send: %s", t->sc->name,
-			       rc == -E2BIG ? "larger than the cap" : "out of memory"),
-		       rc;
+		err_set(err, EXIT_FAILED, "server '%s': message to send: %s", t->sc->name,
+			rc == -E2BIG ? "larger than the cap" : "out of memory");
+		return rc;
 	}
 	pthread_mutex_lock(&t->write_lock);
 	rc = t->in_fd < 0 ? -EPIPE : write_all_nosigpipe(t->in_fd, b.data, b.len);

@@ -121,6 +121,8 @@ class Mount:
         assert wait_until(lambda: is_fuse_mount(self.point) or self.proc.poll() is not None,
                           30), "the foreground mount never appeared"
         assert self.proc.poll() is None, self.proc.communicate()[1]
+        # Ready means the pid file is there (written once the mount answers).
+        assert wait_until(lambda: glob.glob(str(self.m.root / "run" / "mount-*.json")), 30)
         return self.proc
 
     def pidfile(self) -> dict:
@@ -169,5 +171,5 @@ def mounted(mcpfs, tmp_path):
     for mark in SANITIZER_MARKS:
         assert mark not in log, f"sanitizer report in the mount daemon's log:\n{log[-6000:]}"
     if mt.proc is not None:
-        err = mt.proc.stderr.read() if mt.proc.stderr else ""
+        err = "" if not mt.proc.stderr or mt.proc.stderr.closed else mt.proc.stderr.read()
         assert mt.proc.returncode not in (86, 87), f"sanitizer report:\n{err}"

@@ -1,9 +1,11 @@
 """The mount keeps current: tools added or removed at run time show in `ls`
 within a second, changed files show new bytes, and a server that dies shows
 why in its folder while the rest still read, then comes back."""
+import json
 import os
 import signal
 import subprocess
+import threading
 import time
 
 from conftest_mount import DYNAMIC, mounted, wait_until  # noqa: F401 (fixture)
@@ -75,10 +77,12 @@ def test_mount_dead_server_comes_back(mounted):
     kill_dyn(mounted, keep_down=True)
     assert wait_until(lambda: "echo.py" not in ls(dyn), 5), ls(dyn)
     (mounted.state / "down").unlink()
-    # The mount retries a failed server with backoff (1 s doubling); the hub
-    # restarts it on that use.
-    assert wait_until(lambda: "echo.py" in ls(dyn), 20, 0.1), \
-        (ls(dyn), (dyn / "README.md").read_text())
+    # The mount retries a failed server with backoff (1 s doubling) through
+    # hub_tools; the hub must restart a dead server on that use.
+    assert wait_until(lambda: "echo.py" in ls(dyn), 20, 0.1), (
+        "the server never came back: hub_tools keeps answering the catalog held from "
+        "before the crash instead of restarting the server", ls(dyn),
+        (dyn / "README.md").read_text())
     assert "def echo" in (dyn / "echo.py").read_text()
     assert len(mounted.server_pids()) == 1
 
@@ -92,3 +96,53 @@ def test_mount_server_that_cannot_start(mounted):
     assert "down flag is set" in text, text  # the server's own stderr, from the log tail
     # The top never waited on it and still reads.
     assert "dyn" in (mounted.point / "README.md").read_text()
+
+
+def test_mount_readers_during_catalog_churn(mounted):
+    """Readers keep reading while the catalog changes 20 times: every read
+    either succeeds with a whole, well-formed file or finds the file gone;
+    the daemon survives (its sanitizer log is checked at teardown)."""
+    mounted.start()
+    dyn = mounted.point / "servers" / "dyn"
+    assert "echo.py" in ls(dyn)
+    stop = threading.Event()
+    errors = []
+
+    def reader():
+        while not stop.is_set():
+            try:
+                names = os.listdir(dyn)
+            except OSError as e:
+                errors.append(f"listdir: {e}")
+                return
+            for n in names:
+                try:
+                    data = (dyn / n).read_bytes()
+                except FileNotFoundError:
+                    continue
+                except OSError as e:
+                    errors.append(f"{n}: {e}")
+                    return
+                if n.endswith(".json") and data:
+                    try:
+                        json.loads(data)
+                    except ValueError:
+                        errors.append(f"{n}: torn JSON {data[:80]!r}")
+                        return
+
+    threads = [threading.Thread(target=reader) for _ in range(4)]
+    for t in threads:
+        t.start()
+    try:
+        for i in range(20):
+            mounted.set_tools([f"churn_{k}" for k in range(i % 5)])
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(30)
+    assert not errors, errors[:5]
+    mounted.set_tools(["last_one"])
+    assert wait_until(lambda: "last_one.py" in ls(dyn) and "churn_0.py" not in ls(dyn), 2), \
+        ls(dyn)
+    assert "def last_one" in (dyn / "last_one.py").read_text()

@@ -1,10 +1,13 @@
 """The mount's life cycle: lazy start, daemon and foreground modes, clean
 unmount on signals, stale mountpoints, the pid file, allow_other."""
-import json
+import errno
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -66,8 +69,9 @@ def test_mount_stale_mountpoint(mounted):
     proc = mounted.start_foreground()
     proc.kill()
     proc.wait()
-    with pytest.raises(OSError):
-        os.stat(mounted.point)
+    with pytest.raises(OSError) as e:
+        os.statvfs(mounted.point)
+    assert e.value.errno == errno.ENOTCONN
     p = mounted.m.run("mount", mounted.point, env=mounted.env, check=2)
     assert "stale" in p.stderr and f"fusermount3 -u {mounted.point}" in p.stderr, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
@@ -117,10 +121,19 @@ def read_as(uid: int, path) -> int:
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to read as another uid")
 def test_mount_allow_other(mounted):
     servers = {"dyn": {"command": "node", "args": [DYNAMIC, str(mounted.state)]}}
-    mounted.start(servers=servers)
-    readme = mounted.point / "README.md"
-    assert read_as(65534, readme) == 13, "another uid read a mount without allow_other"
-    mounted.stop()
-    mounted.start("-o", "allow_other", servers=servers)
-    assert read_as(65534, readme) == 0
-    assert read_as(65534, mounted.point / "servers" / "dyn" / "echo.py") == 0
+    # The other uid must be able to reach the mountpoint itself.
+    top = Path(tempfile.mkdtemp(prefix="mcpfs-allow-other-"))
+    top.chmod(0o755)
+    mounted.point = top / "mnt"
+    mounted.point.mkdir()
+    try:
+        mounted.start(servers=servers)
+        readme = mounted.point / "README.md"
+        assert read_as(65534, readme) == 13, "another uid read a mount without allow_other"
+        mounted.stop()
+        mounted.start("-o", "allow_other", servers=servers)
+        assert read_as(65534, readme) == 0
+        assert read_as(65534, mounted.point / "servers" / "dyn" / "echo.py") == 0
+    finally:
+        mounted.stop()
+        shutil.rmtree(top, ignore_errors=True)

@@ -128,3 +128,14 @@ def test_mount_concurrent_readers(mounted, tmp_path):
         assert p.returncode == 0, p.stderr
         want = b"".join((gen / f).read_bytes() for f in order)
         assert p.stdout == want
+
+
+def test_mount_python_imports_from_it(mounted):
+    mounted.start()
+    code = ("from servers.dyn import echo\n"
+            "import servers.everything.get_sum as m\n"
+            "print(callable(echo), hasattr(m, 'get_sum'))\n")
+    p = subprocess.run(["/usr/bin/python3", "-B", "-c", code], cwd=mounted.point,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["True", "True"], p.stdout

@@ -182,6 +182,48 @@ static void test_faults(struct hub *h)
 	json_decref(r);
 }
 
+struct caller {
+	pthread_t thread;
+	struct hub *h;
+	int id, ok;
+};
+
+static void *caller_main(void *arg)
+{
+	struct caller *c = arg;
+	char want[64];
+	struct err e = {0};
+	json_t *a, *r;
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		snprintf(want, sizeof(want), "caller %d call %d", c->id, i);
+		a = json_pack("{s:s}", "message", want);
+		r = hub_call(c->h, "faults", "echo", a, NULL, &e);
+		c->ok += r && !strcmp(text_of(r), want);
+		json_decref(r);
+		json_decref(a);
+	}
+	return NULL;
+}
+
+/* Calls from many threads at once share one connection; replies match by id. */
+static void test_concurrent(struct hub *h)
+{
+	struct caller c[8];
+	int i, ok = 0;
+
+	for (i = 0; i < 8; i++) {
+		c[i] = (struct caller){.h = h, .id = i};
+		pthread_create(&c[i].thread, NULL, caller_main, &c[i]);
+	}
+	for (i = 0; i < 8; i++) {
+		pthread_join(c[i].thread, NULL);
+		ok += c[i].ok;
+	}
+	CHECK(ok == 8 * 40, "concurrent calls: %d of %d answered right", ok, 8 * 40);
+}
+
 static void test_customer(struct hub *h, const char *root)
 {
 	struct hub_call_opts o = {.timeout_s = 10, .customer = "acme"};
@@ -206,7 +248,7 @@ static void test_customer(struct hub *h, const char *root)
 	CHECK(stat(path, &st) == 0, "${CUSTOMER} and ${STATE} expanded in args");
 	/* hub_info reports the "default" instance: start it, then watch it idle. */
 	json_decref(hub_tools(h, "percust", NULL, &e));
-	for (i = 0; i < 50; i++) {
+	for (i = 0; i < 150; i++) {
 		hub_info(h, "percust", &in);
 		if (in.state == HUB_IDLE)
 			break;
@@ -298,6 +340,7 @@ int main(void)
 	h = hub_new(&cfg, &o);
 	test_list_changed(h, &ch, root);
 	test_faults(h);
+	test_concurrent(h);
 	test_customer(h, root);
 	hub_free(h);
 	config_free(&cfg);

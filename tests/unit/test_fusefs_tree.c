@@ -152,6 +152,28 @@ static int rec_entry(void *ctx, uint64_t parent, const char *name)
 	return 0;
 }
 
+/* Stores: the inode and the bytes' length. */
+static struct {
+	pthread_mutex_t lock;
+	int n;
+	uint64_t ino[MAXREC];
+	size_t len[MAXREC];
+} stored = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int rec_store(void *ctx, uint64_t ino, const char *data, size_t len)
+{
+	(void)ctx;
+	(void)data;
+	pthread_mutex_lock(&stored.lock);
+	if (stored.n < MAXREC) {
+		stored.ino[stored.n] = ino;
+		stored.len[stored.n] = len;
+		stored.n++;
+	}
+	pthread_mutex_unlock(&stored.lock);
+	return 0;
+}
+
 static bool recorded(uint64_t ino, const char *name)
 {
 	bool found = false;
@@ -179,6 +201,8 @@ struct listing {
 	uint64_t inos[64];
 	mode_t modes[64];
 	int max; /* stop after this many per call (0: no limit) */
+	bool plus;
+	off_t sizes[64];
 	int this_call;
 };
 
@@ -193,6 +217,7 @@ static int collect(void *ctx, const char *name, const struct stat *st, off_t nex
 		snprintf(l->names[l->n], sizeof(l->names[0]), "%s", name);
 		l->inos[l->n] = st->st_ino;
 		l->modes[l->n] = st->st_mode;
+		l->sizes[l->n] = st->st_size;
 		l->n++;
 	}
 	l->this_call++;
@@ -210,7 +235,7 @@ static int list(struct fusefs_tree *t, uint64_t ino, struct listing *l, int per)
 		int before = l->n;
 
 		l->this_call = 0;
-		rc = fusefs_tree_readdir(t, ino, l->n, collect, l);
+		rc = fusefs_tree_readdir(t, ino, l->n, l->plus, collect, l);
 		if (rc || l->n == before)
 			break;
 	} while (per);
@@ -272,7 +297,7 @@ static void test_top(struct fusefs_tree *t, const struct cg_root *r)
 	size_t i, n;
 
 	CHECK(fusefs_tree_getattr(t, FUSEFS_ROOT_INO, &st) == 0 && S_ISDIR(st.st_mode) &&
-		      (st.st_mode & 07777) == 0555,
+		  (st.st_mode & 07777) == 0555,
 	      "top is a 0555 directory");
 	CHECK(list(t, FUSEFS_ROOT_INO, &l, 0) == 0, "readdir top");
 	CHECK(l.n >= 2 && !strcmp(l.names[0], ".") && !strcmp(l.names[1], ".."), ". and .. first");
@@ -286,11 +311,12 @@ static void test_top(struct fusefs_tree *t, const struct cg_root *r)
 	      "README.md is a 0444 file");
 	buf_init(&want, 1 << 24);
 	cg_root_render(r, "README.md", &want);
-	CHECK((size_t)st.st_size == want.len, "README.md size %lld == %zu",
-	      (long long)st.st_size, want.len);
+	CHECK((size_t)st.st_size == want.len, "README.md size %lld == %zu", (long long)st.st_size,
+	      want.len);
 	CHECK(same_bytes(t, readme, &want), "README.md bytes == cg_root_render");
 	buf_free(&want);
-	CHECK(look(t, FUSEFS_ROOT_INO, "README.md", &st2) == readme, "same inode on a second lookup");
+	CHECK(look(t, FUSEFS_ROOT_INO, "README.md", &st2) == readme,
+	      "same inode on a second lookup");
 	CHECK(fusefs_tree_getattr(t, readme, &st2) == 0 && st2.st_size == st.st_size,
 	      "getattr agrees with lookup");
 
@@ -352,6 +378,52 @@ static void test_server(struct fusefs_tree *t, const struct cg_root *r)
 	CHECK(fake.calls[0] == 1, "files came from the cached catalog (%d calls)", fake.calls[0]);
 }
 
+static void test_plus_and_store(struct fusefs_tree *t, struct fusefs_inval *v)
+{
+	struct fusefs_blob *held;
+	struct fusefs_snap *snap;
+	struct listing l;
+	struct stat st;
+	uint64_t servers, alpha;
+	int i;
+	bool sizes_ok = true, stores_ok = true;
+
+	servers = look(t, FUSEFS_ROOT_INO, "servers", NULL);
+	alpha = look(t, servers, "alpha", NULL);
+	memset(&l, 0, sizeof(l));
+	l.plus = true;
+	CHECK(fusefs_tree_readdir(t, alpha, 0, true, collect, &l) == 0 && l.n > 4,
+	      "readdirplus alpha");
+	for (i = 2; i < l.n; i++) {
+		if (look(t, alpha, l.names[i], &st) != l.inos[i] || st.st_size != l.sizes[i] ||
+		    !S_ISREG(l.modes[i]))
+			sizes_ok = false;
+	}
+	CHECK(sizes_ok, "readdirplus attributes match lookup");
+	pthread_mutex_lock(&stored.lock);
+	stored.n = 0;
+	pthread_mutex_unlock(&stored.lock);
+	fusefs_tree_listed(t, alpha, 0, l.n);
+	CHECK(fusefs_inval_drain(v, 5), "the store job ran");
+	pthread_mutex_lock(&stored.lock);
+	CHECK(stored.n == l.n - 2, "every listed file still held was stored (%d of %d)", stored.n,
+	      l.n - 2);
+	for (i = 0; i < stored.n; i++)
+		if (stored.ino[i] != l.inos[i + 2] || stored.len[i] != (size_t)l.sizes[i + 2])
+			stores_ok = false;
+	pthread_mutex_unlock(&stored.lock);
+	CHECK(stores_ok, "stores carry each file's inode and whole size");
+	snap = fusefs_slot_peek(&t->slots[0]);
+	held = snap ? fusefs_cache_get(&snap->cache, "echo.py") : NULL;
+	CHECK(snap && !held, "stored files are no longer held by the daemon");
+	fusefs_blob_unref(held);
+	for (i = 2; i < l.n && strcmp(l.names[i], "echo.py"); i++)
+		;
+	CHECK(i < l.n && look(t, alpha, "echo.py", &st) && st.st_size == l.sizes[i],
+	      "their sizes are still known");
+	fusefs_snap_unref(snap);
+}
+
 static bool beta_failed(void *arg)
 {
 	struct fusefs_tree *t = arg;
@@ -406,14 +478,14 @@ static void test_slow(struct fusefs_tree *t, struct fusefs_inval *v)
 	CHECK(fusefs_now() - t0 < 1.0, "the wait is bounded (%.2f s)", fusefs_now() - t0);
 	readme = look(t, slow, "README.md", NULL);
 	CHECK(readme && fusefs_tree_read(t, readme, &blob) == 0 && blob &&
-		      memmem(blob->data, blob->len, "still starting", 14),
+		  memmem(blob->data, blob->len, "still starting", 14),
 	      "its README says it is still starting");
 	fusefs_blob_unref(blob);
 	CHECK(wait_for(slow_ready, t, 5), "the catalog arrives later");
 	CHECK(fusefs_inval_drain(v, 5), "the swap was processed");
 	CHECK(recorded(slow, NULL), "the folder's inode was invalidated");
-	CHECK(recorded(slow, "README.md"), "the placeholder README's entry was invalidated");
-	CHECK(recorded(readme, NULL), "the placeholder README's inode was invalidated");
+	CHECK(recorded(slow, "README.md"), "the stand-in README's entry was invalidated");
+	CHECK(recorded(readme, NULL), "the stand-in README's inode was invalidated");
 	CHECK(list(t, slow, &l, 0) == 0 && listed(&l, "solo.py"), "now it lists its tools");
 }
 
@@ -470,8 +542,7 @@ static void test_change(struct fusefs_tree *t, struct fusefs_inval *v)
 	CHECK(recorded(alpha, "echo.py"), "the removed tool's entry was invalidated");
 	CHECK(recorded(gone, NULL), "the removed tool's inode was invalidated");
 	CHECK(recorded(alpha, NULL), "the folder was invalidated");
-	CHECK(list(t, alpha, &l, 0) == 0 && listed(&l, "added_later.py") &&
-		      !listed(&l, "echo.py"),
+	CHECK(list(t, alpha, &l, 0) == 0 && listed(&l, "added_later.py") && !listed(&l, "echo.py"),
 	      "the listing shows the new tool, not the removed one");
 	CHECK(fusefs_tree_lookup(t, alpha, "echo.py", &st) == -ENOENT, "removed: ENOENT");
 	CHECK(fusefs_tree_getattr(t, gone, &st) == -ENOENT, "the old inode is ENOENT");
@@ -484,8 +555,8 @@ static void test_change(struct fusefs_tree *t, struct fusefs_inval *v)
 	CHECK(wait_for(alpha_down, t, 5), "the poll shows the failure");
 	readme = look(t, alpha, "README.md", NULL);
 	CHECK(readme && fusefs_tree_read(t, readme, &blob) == 0 && blob &&
-		      memmem(blob->data, blob->len, "connection died", 15) &&
-		      memmem(blob->data, blob->len, "last log line of alpha", 22),
+		  memmem(blob->data, blob->len, "connection died", 15) &&
+		  memmem(blob->data, blob->len, "last log line of alpha", 22),
 	      "the README says why, with the log tail");
 	fusefs_blob_unref(blob);
 	CHECK(fusefs_tree_lookup(t, alpha, "get_sum.py", &st) == -ENOENT,
@@ -498,7 +569,8 @@ static void test_change(struct fusefs_tree *t, struct fusefs_inval *v)
 int main(void)
 {
 	const char *const cfg_names[NSERVERS] = {"alpha", "beta", "slow-one"};
-	struct fusefs_notify_ops nops = {rec_inode, rec_entry, NULL};
+	struct fusefs_notify_ops nops = {
+	    .inval_inode = rec_inode, .inval_entry = rec_entry, .store = rec_store};
 	struct fusefs_source src = {fake_tools, fake_info, NULL};
 	double waits[NSERVERS] = {5, 5, 0.3};
 	struct fusefs_tree_opts o = {0};
@@ -519,6 +591,8 @@ int main(void)
 	o.cache_max = 1 << 24;
 	o.on_swap = fusefs_inval_push;
 	o.swap_ctx = v;
+	o.on_listed = fusefs_inval_listed;
+	o.listed_ctx = v;
 	t = fusefs_tree_new(&o);
 	if (!r || !v || !t || fusefs_inval_start(v, t, &nops)) {
 		printf("setup failed\n");
@@ -527,13 +601,16 @@ int main(void)
 
 	test_top(t, r);
 	test_server(t, r);
+	test_plus_and_store(t, v);
 	test_failure(t);
 	test_slow(t, v);
 	test_change(t, v);
 
-	fusefs_inval_stop(v);
-	fusefs_tree_free(t);
+	/* Loaders first (they queue swaps), then the queue (its jobs hold
+	 * snapshots charged to the tree's budget), then the tree. */
+	fusefs_tree_stop(t);
 	fusefs_inval_free(v);
+	fusefs_tree_free(t);
 	cg_root_free(r);
 	for (int i = 0; i < NSERVERS; i++)
 		json_decref(fake.tools[i]);

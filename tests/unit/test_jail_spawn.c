@@ -31,23 +31,28 @@ static char workspace[] = "/tmp/test_jail_XXXXXX";
 
 /* Run @script with /usr/bin/python3 in a jail; stdout into @out. Returns the
  * exit code, 128+signal, or -1 when the jail failed (@err says why). */
-static int run_py(const char *script, char *out, size_t n, struct jail_spec *over,
-		  struct err *err)
+static int run_py(const char *script, char *out, size_t n, struct jail_spec *over, struct err *err)
 {
 	const char *argv[] = {"/usr/bin/python3", "-c", script, NULL};
 	const char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8", NULL};
 	struct jail_bind binds[] = {{workspace, JAIL_WORKSPACE, true}};
 	struct jail_spec s = {
-		.argv = argv,
-		.envp = envp,
-		.binds = binds,
-		.nbinds = 1,
-		.cwd = JAIL_WORKSPACE,
-		.host_uid = 64000,
-		.host_gid = 64000,
-		.limits = {.cpu_s = 10, .fsize_mb = 16, .nofile = 256, .nproc = 4096,
-			   .data_mb = 1024, .memory_mb = 256, .pids = 64, .tmp_mb = 16},
-		.run_id = "unit",
+	    .argv = argv,
+	    .envp = envp,
+	    .binds = binds,
+	    .nbinds = 1,
+	    .cwd = JAIL_WORKSPACE,
+	    .host_uid = 64000,
+	    .host_gid = 64000,
+	    .limits = {.cpu_s = 10,
+		       .fsize_mb = 16,
+		       .nofile = 256,
+		       .nproc = 4096,
+		       .data_mb = 1024,
+		       .memory_mb = 256,
+		       .pids = 64,
+		       .tmp_mb = 16},
+	    .run_id = "unit",
 	};
 	struct jail_exit ex;
 	struct jail *j;
@@ -97,7 +102,7 @@ static void test_runs_as_jail_user(void)
 	CHECK(rc == 0, "exit %d: %s %s", rc, out, e.text);
 	CHECK(strstr(out, "1000 1000 [] /workspace 1 ") != NULL, "ids: %s", out);
 	CHECK(strstr(out, "'mcp'") == NULL && strstr(out, "'home'") == NULL &&
-		      strstr(out, "'root'") == NULL,
+		  strstr(out, "'root'") == NULL,
 	      "root holds only what the jail put there: %s", out);
 }
 
@@ -113,9 +118,9 @@ static void test_posture_inside(void)
 
 	CHECK(rc == 0, "exit %d: %s %s", rc, out, e.text);
 	CHECK(strstr(out, "NoNewPrivs:\t1") && strstr(out, "Seccomp:\t2") &&
-		      strstr(out, "CapEff:\t0000000000000000") &&
-		      strstr(out, "CapPrm:\t0000000000000000") &&
-		      strstr(out, "CapBnd:\t0000000000000000"),
+		  strstr(out, "CapEff:\t0000000000000000") &&
+		  strstr(out, "CapPrm:\t0000000000000000") &&
+		  strstr(out, "CapBnd:\t0000000000000000"),
 	      "posture: %s", out);
 }
 
@@ -123,22 +128,23 @@ static void test_denials(void)
 {
 	char out[4096];
 	struct err e = {0};
-	int rc = run_py("import os, errno, ctypes\n"
-			"r = []\n"
-			"e = open('/proc/1/environ').read()\n"
-			"r.append('OWNENV' if e == 'PATH=/usr/bin:/bin\\0HOME=/tmp\\0LANG=C.UTF-8\\0' "
-			"else 'HOSTENV ' + e)\n"
-			"for p in ['/etc/shadow', '/root']:\n"
-			"    try: open(p).read(); r.append('OPEN ' + p)\n"
-			"    except OSError as x: r.append(errno.errorcode[x.errno])\n"
-			"try: open('/usr/x', 'w'); r.append('WROTE')\n"
-			"except OSError as x: r.append(errno.errorcode[x.errno])\n"
-			"libc = ctypes.CDLL(None, use_errno=True)\n"
-			"r.append(str(libc.unshare(0x10000000)) + errno.errorcode[ctypes.get_errno()])\n"
-			"r.append(str(libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)) + "
-			"errno.errorcode[ctypes.get_errno()])\n"
-			"print(' '.join(r))",
-			out, sizeof(out), NULL, &e);
+	int rc =
+	    run_py("import os, errno, ctypes\n"
+		   "r = []\n"
+		   "e = open('/proc/1/environ').read()\n"
+		   "r.append('OWNENV' if e == 'PATH=/usr/bin:/bin\\0HOME=/tmp\\0LANG=C.UTF-8\\0' "
+		   "else 'HOSTENV ' + e)\n"
+		   "for p in ['/etc/shadow', '/root']:\n"
+		   "    try: open(p).read(); r.append('OPEN ' + p)\n"
+		   "    except OSError as x: r.append(errno.errorcode[x.errno])\n"
+		   "try: open('/usr/x', 'w'); r.append('WROTE')\n"
+		   "except OSError as x: r.append(errno.errorcode[x.errno])\n"
+		   "libc = ctypes.CDLL(None, use_errno=True)\n"
+		   "r.append(str(libc.unshare(0x10000000)) + errno.errorcode[ctypes.get_errno()])\n"
+		   "r.append(str(libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)) + "
+		   "errno.errorcode[ctypes.get_errno()])\n"
+		   "print(' '.join(r))",
+		   out, sizeof(out), NULL, &e);
 
 	CHECK(rc == 0, "exit %d: %s %s", rc, out, e.text);
 	CHECK(strstr(out, "OWNENV ENOENT ENOENT EROFS -1EPERM -1EPERM") != NULL, "denials: %s",
@@ -153,7 +159,7 @@ static void test_fail_closed(void)
 	struct err e = {0};
 	int rc = run_py("", out, sizeof(out), &over, &e);
 
-	CHECK(rc == -1, "a missing program is a setup failure, got %d", rc);
+	CHECK(rc == -1, "a missing program is a setup failure, got %d: %s", rc, out);
 	CHECK(strstr(e.text, "execve(/nonexistent/interpreter)") != NULL, "err: %s", e.text);
 }
 

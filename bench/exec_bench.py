@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""Benchmarks of `mcpfs exec` (BENCHMARKS.md): start-up overhead against the
+bare interpreter, tool-call overhead through the bridge against the mcpfs
+client in-process, and parallel runs making calls. Also the compatibility
+runs at their full count (200). Usage: exec_bench.py [BUILD_DIR]"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "build"
+MCPFS = str(BUILD / "mcpfs")
+EVERYTHING = REPO / "servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
+
+def timed(cmd, n, env):
+    xs = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+        xs.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(xs)
+
+
+def main():
+    tmp = Path(tempfile.mkdtemp(prefix="mcpfs-bench-"))
+    cfg = tmp / "mcpfs.json"
+    cfg.write_text(json.dumps({"mcpServers": {
+        "everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}}))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "MCPFS_ROOT": str(tmp / "root")}
+    base = [MCPFS, "--config", str(cfg)]
+    triv = tmp / "triv.py"
+    triv.write_text("pass\n")
+    subprocess.run(base + ["exec", str(triv)], check=True, env=env)  # warm: the tree is cached
+    n = int(os.environ.get("MCPFS_BENCH_STARTS", "40"))
+    bare, jailed = [], []
+    for _ in range(3):  # interleaved, same run
+        bare.append(timed(["/usr/bin/python3", str(triv)], n // 3 + 1, env))
+        jailed.append(timed(base + ["exec", str(triv)], n // 3 + 1, env))
+    b, j = statistics.median(bare), statistics.median(jailed)
+    print(f"startup: python3 bare {b:.1f} ms, mcpfs exec {j:.1f} ms, overhead {j - b:+.1f} ms")
+
+    calls = int(os.environ.get("MCPFS_BENCH_CALLS", "1000"))
+    prog = tmp / "calls.py"
+    prog.write_text(
+        "import time\nfrom servers.everything import echo\necho(message='warm')\n"
+        f"t0 = time.perf_counter()\nfor i in range({calls}):\n    echo(message='x')\n"
+        f"print((time.perf_counter() - t0) / {calls} * 1e6)\n")
+    r = subprocess.run(base + ["exec", str(prog)], check=True, env=env, capture_output=True,
+                       text=True)
+    in_jail = float(r.stdout)
+    direct_bin = tmp / "exec_direct_calls"
+    pkgs = "fuse3 jansson libcurl libpcre2-8 libseccomp"
+    subprocess.run(f"cc -O2 -o {direct_bin} {REPO}/bench/exec_direct_calls.c "
+                   f"{BUILD}/libmcpfs.a $(pkg-config --cflags --libs {pkgs}) -lpthread",
+                   shell=True, check=True)
+    r = subprocess.run([str(direct_bin), str(cfg), str(tmp / "root"), "everything", "echo",
+                        '{"message":"x"}', str(calls)], check=True, capture_output=True,
+                       text=True, env=env)
+    direct = float(r.stdout)
+    print(f"tool calls: {calls} echo calls, jailed {in_jail:.0f} us/call, client in-process "
+          f"{direct:.0f} us/call, overhead {in_jail - direct:+.0f} us/call")
+
+    par = tmp / "par.py"
+    par.write_text(
+        "import sys\nfrom servers.everything import get_sum\nk = int(open('/run/code/main.py')"
+        ".read().split('#')[-1])\nok = all(get_sum(a=k, b=i) == f'The sum of {k} and {i} is "
+        "{k + i}.' for i in range(100))\nprint(ok)\n")
+
+    def one(k):
+        code = tmp / f"par{k}.py"
+        code.write_text(par.read_text() + f"#{k}\n")
+        p = subprocess.run(base + ["exec", "--json", str(code)], env=env, capture_output=True,
+                           text=True)
+        res = json.loads(p.stdout)
+        return res["stdout"] == "True\n" and res["tool_calls"] == 100
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(16) as ex:
+        oks = list(ex.map(one, range(16)))
+    print(f"parallel: 16 runs x 100 calls in {time.perf_counter() - t0:.1f} s, "
+          f"{sum(oks)}/16 all correct")
+    tts = tmp / "triv.ts"
+    tts.write_text("const n: number = 1;\n")
+    tjs = tmp / "triv.mjs"
+    tjs.write_text("const n = 1;\n")
+    subprocess.run(base + ["exec", str(tts)], check=True, env=env)
+    b, j = (timed(["/usr/bin/node", str(tjs)], 10, env), timed(base + ["exec", str(tts)], 10, env))
+    print(f"startup: node bare (JavaScript) {b:.1f} ms, mcpfs exec TypeScript {j:.1f} ms, "
+          f"overhead {j - b:+.1f} ms")
+
+    runs = os.environ.get("MCPFS_COMPAT_RUNS", "200")
+    t0 = time.perf_counter()
+    rc = subprocess.run(["/usr/bin/python3", "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                         str(REPO / "tests/e2e/test_exec_compat.py"), "-k", "plain"],
+                        env={**os.environ, "MCPFS_COMPAT_RUNS": runs}, cwd=REPO,
+                        capture_output=True, text=True)
+    print(f"compatibility: {runs} runs each of compat.py and compat.ts: "
+          f"{rc.stdout.strip().splitlines()[-1]} ({time.perf_counter() - t0:.0f} s)")
+    return 0 if all(oks) and rc.returncode == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+/* The baseline of the tool-call overhead bench: N calls of one tool made by
+ * the mcpfs client in-process (the hub, no bridge, no jail). Prints the mean
+ * microseconds per call. Usage: exec_direct_calls CONFIG ROOT SERVER TOOL ARGS_JSON N */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../servers/config.h"
+#include "../servers/hub.h"
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+int main(int argc, char **argv)
+{
+	struct hub_opts o = {.cache_max_age_s = -1};
+	struct config cfg;
+	struct err e = {0};
+	json_t *args, *res;
+	struct hub *h;
+	double t0;
+	long i, n;
+
+	if (argc != 7) {
+		fprintf(stderr, "usage: %s CONFIG ROOT SERVER TOOL ARGS_JSON N\n", argv[0]);
+		return 2;
+	}
+	if (config_load(&cfg, argv[1], &e) < 0) {
+		fprintf(stderr, "%s\n", e.text);
+		return 2;
+	}
+	o.state_dir = argv[2];
+	h = hub_new(&cfg, &o);
+	args = json_loads(argv[5], 0, NULL);
+	n = atol(argv[6]);
+	res = hub_call(h, argv[3], argv[4], args, NULL, &e); /* starts the server */
+	if (!res) {
+		fprintf(stderr, "%s\n", e.text);
+		return 1;
+	}
+	json_decref(res);
+	t0 = now_us();
+	for (i = 0; i < n; i++) {
+		res = hub_call(h, argv[3], argv[4], args, NULL, &e);
+		if (!res) {
+			fprintf(stderr, "%s\n", e.text);
+			return 1;
+		}
+		json_decref(res);
+	}
+	printf("%.1f\n", (now_us() - t0) / (double)n);
+	json_decref(args);
+	hub_free(h);
+	config_free(&cfg);
+	return 0;
+}

@@ -1,0 +1,28 @@
+/**
+ * values: values
+ *
+ * MCP tool "values" of server "srv"; its definition is in values.json.
+ */
+import * as _rt from "../_runtime";
+
+export interface ValuesInput {
+	e?: "s" | 1 | number | true | null | Record<string, unknown> | unknown[];
+	map?: Record<string, number>;
+	pattern?: Record<string, string>;
+	tuple?: [string, number];
+	rest?: [string, ...Array<boolean>];
+	n?: number;
+	mode?: "x" | "y";
+	bad_default?: number;
+}
+
+/**
+ * Values.
+ *
+ * @param input the tool's arguments
+ * @returns the result's content (see the root README.md, "Results")
+ * @throws McpToolError when the tool reports an error (isError)
+ */
+export async function values(input: ValuesInput = {}): Promise<unknown> {
+	return (await _rt.callTool("srv", "values", input)) as unknown;
+}

@@ -1,0 +1,105 @@
+"""Helpers for the codegen tests: configs over the real reference servers and
+hostile.mjs, the type checkers, and a running `mcpfs bridge`."""
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import (EVERYTHING, FILESYSTEM, MEMORY, REPO, SEQTHINK, TEST_SERVERS, TESTS_NM,
+                      everything_stdio)
+
+MYPY = ["/usr/bin/python3", "-m", "mypy"]
+TSC = TESTS_NM / ".bin" / "tsc"
+TYPES = TESTS_NM / "@types"
+LOADER = REPO / "executor" / "runtime" / "register.mjs"
+HOSTILE = str(TEST_SERVERS / "hostile.mjs")
+
+
+def reference_servers(tmp: Path) -> dict:
+    return {
+        "everything": everything_stdio(),
+        "filesystem": {"command": "node", "args": [FILESYSTEM, str(tmp)]},
+        "memory": {"command": "node", "args": [MEMORY],
+                   "env": {"MEMORY_FILE_PATH": str(tmp / "memory.jsonl")}},
+        "sequential-thinking": {"command": "node", "args": [SEQTHINK]},
+    }
+
+
+def hostile_servers() -> dict:
+    # The same hostile catalog under a plain name and under a name that is
+    # no identifier in either language.
+    return {
+        "hostile": {"command": "node", "args": [HOSTILE]},
+        "Weird Name-2 ünï class": {"command": "node", "args": [HOSTILE]},
+    }
+
+
+def tree_files(top: Path) -> dict:
+    return {str(p.relative_to(top)): p.read_bytes() for p in sorted(top.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory) -> Path:
+    """One mypy cache for the session: the standard library is analysed once."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+def run_mypy(top: Path, cache: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(MYPY + ["--strict", "--cache-dir", str(cache), "-p", "servers"],
+                          cwd=top, capture_output=True, text=True, timeout=600)
+
+
+def run_tsc(top: Path, tmp: Path) -> subprocess.CompletedProcess:
+    cfg = tmp / "tsconfig.codegen.json"
+    cfg.write_text(json.dumps({
+        "compilerOptions": {
+            "strict": True, "noEmit": True, "module": "esnext", "moduleResolution": "bundler",
+            "target": "es2022", "types": ["node"], "typeRoots": [str(TYPES)],
+        },
+        "include": [str(top / "servers" / "**" / "*.ts")],
+    }))
+    return subprocess.run([str(TSC), "-p", str(cfg)], capture_output=True, text=True,
+                          timeout=600)
+
+
+class Bridge:
+    """`mcpfs bridge --socket PATH` for the test's config, stopped at teardown."""
+
+    def __init__(self, mcpfs, tmp: Path):
+        self.sock = tmp / "bridge.sock"
+        self.env = {"MCPFS_BRIDGE": str(self.sock), "MCPFS_BRIDGE_TOKEN": "codegen-test"}
+        e = dict(mcpfs.env)
+        e.update(self.env)
+        self.proc = subprocess.Popen(mcpfs.cmd("bridge", "--socket", self.sock), env=e,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while not self.sock.exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"bridge did not start: {self.proc.stderr.read()}")
+            time.sleep(0.05)
+
+    def stop(self) -> str:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        err = self.proc.stderr.read()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        assert self.proc.returncode not in (86, 87), f"sanitizer report:\n{err}"
+        return err
+
+
+def clean_env(extra: dict) -> dict:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent"}
+    env.update(extra)
+    return env

@@ -1,0 +1,123 @@
+"""`mcpfs bridge --socket PATH`: the protocol of executor/bridge.h served to
+generated code outside a jail."""
+import json
+import os
+import socket
+import subprocess
+import threading
+
+import pytest
+
+from conftest_executor import exec_config
+
+
+class Bridge:
+    def __init__(self, mcpfs, *args):
+        self.path = str(mcpfs.tmp / "b.sock")
+        self.proc = subprocess.Popen(mcpfs.cmd("bridge", "--socket", self.path, *args),
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=mcpfs.env)
+        lines = [self.proc.stdout.readline(), self.proc.stdout.readline()]
+        env = dict(line.strip().split("=", 1) for line in lines if "=" in line)
+        assert env.get("MCPFS_BRIDGE") == self.path, (lines, self.proc.stderr.read())
+        self.token = env["MCPFS_BRIDGE_TOKEN"]
+
+    def connect(self, token=None):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.path)
+        f = s.makefile("rb")
+        s.sendall(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "auth",
+                              "params": {"token": token or self.token}}).encode() + b"\n")
+        return s, f, json.loads(f.readline())
+
+    def stop(self):
+        self.proc.terminate()
+        out, err = self.proc.communicate(timeout=30)
+        assert self.proc.returncode == 0, err
+        assert not os.path.exists(self.path), "the socket outlived the bridge"
+        assert err == "" or "sanitizer" not in err.lower(), err
+
+
+def call(i, a, b):
+    return {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+            "params": {"server": "everything", "name": "get-sum", "arguments": {"a": a, "b": b}}}
+
+
+@pytest.fixture
+def bridge(mcpfs):
+    exec_config(mcpfs)
+    b = Bridge(mcpfs)
+    yield b
+    b.stop()
+
+
+def test_pipelined_requests_answered_by_id(bridge):
+    s, f, ok = bridge.connect()
+    assert ok == {"jsonrpc": "2.0", "id": 0, "result": {}}
+    n = 64
+    s.sendall(b"".join(json.dumps(call(i, i, 1000)).encode() + b"\n" for i in range(1, n + 1)))
+    got = {}
+    for _ in range(n):
+        m = json.loads(f.readline())
+        got[m["id"]] = m["result"]["content"][0]["text"]
+    assert got == {i: f"The sum of {i} and 1000 is {i + 1000}." for i in range(1, n + 1)}
+
+
+def test_threads_each_connection(bridge):
+    results, errors = {}, []
+
+    def worker(k):
+        try:
+            s, f, _ = bridge.connect()
+            for j in range(10):
+                s.sendall(json.dumps(call(j, k, j)).encode() + b"\n")
+                m = json.loads(f.readline())
+                results[(k, j)] = m["result"]["content"][0]["text"]
+        except Exception as e:  # reported below, in the test's thread
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert results == {(k, j): f"The sum of {k} and {j} is {k + j}."
+                       for k in range(8) for j in range(10)}
+
+
+def test_wrong_token_refused_and_closed(bridge):
+    s, f, reply = bridge.connect(token="not-it")
+    assert reply["error"]["code"] == -32600
+    assert f.readline() == b""
+
+
+def test_errors_are_one_line_jsonrpc(bridge):
+    s, f, _ = bridge.connect()
+    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"nope"}\n')
+    assert json.loads(f.readline())["error"]["code"] == -32601
+    s.sendall(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"server":"nosuch",'
+              b'"name":"x","arguments":{}}}\n')
+    m = json.loads(f.readline())
+    assert m["id"] == 2 and "\n" not in m["error"]["message"] and m["error"]["message"]
+    s.sendall(b"not json\n")
+    assert json.loads(f.readline())["error"]["code"] == -32700
+    s.sendall(b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"server":"everything",'
+              b'"name":"no-such-tool","arguments":{}}}\n')
+    m = json.loads(f.readline())
+    assert m["id"] == 3 and m["result"]["isError"] is True
+
+
+def test_generated_python_through_bridge(mcpfs, bridge):
+    out = mcpfs.tmp / "tree"
+    mcpfs.run("generate", "--out", out, check=0)
+    prog = ("from concurrent.futures import ThreadPoolExecutor\n"
+            "from servers.everything import get_sum\n"
+            "with ThreadPoolExecutor(8) as ex:\n"
+            "    r = list(ex.map(lambda i: get_sum(a=i, b=i), range(40)))\n"
+            "print(all(x == f'The sum of {i} and {i} is {2 * i}.' for i, x in enumerate(r)))\n")
+    p = subprocess.run(["/usr/bin/python3", "-c", prog], capture_output=True, text=True,
+                       cwd=out, timeout=120,
+                       env={"PATH": "/usr/bin:/bin", "MCPFS_BRIDGE": bridge.path,
+                            "MCPFS_BRIDGE_TOKEN": bridge.token})
+    assert p.stdout == "True\n", p.stderr

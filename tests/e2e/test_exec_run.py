@@ -1,0 +1,223 @@
+"""`mcpfs exec`: programs in the jail import generated tools and call real
+servers; the --json object; pass-through; session records; posture seen
+from outside."""
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from conftest_executor import (JAIL_HOST_UID, exec_config, host_unchanged,  # noqa: F401
+                               jail_pids, run_code)
+
+PY_TOOLS = """
+from servers.everything import get_sum
+from servers.memory import create_entities, read_graph
+total = get_sum(a=19, b=23)
+create_entities(entities=[
+    {"name": "ada", "entityType": "person", "observations": ["wrote the first program"]},
+    {"name": "bob", "entityType": "robot", "observations": ["beeps"]},
+])
+graph = read_graph()
+people = sorted(e["name"] for e in graph["entities"] if e["entityType"] == "person")
+print(total)
+print(people)
+"""
+
+TS_TOOLS = """
+import * as everything from "./servers/everything";
+import * as memory from "./servers/memory";
+interface Entity { name: string; entityType: string }
+const total = await everything.get_sum({ a: 19, b: 23 });
+await memory.create_entities({ entities: [
+  { name: "ada", entityType: "person", observations: ["wrote the first program"] },
+  { name: "bob", entityType: "robot", observations: ["beeps"] },
+] });
+const graph = (await memory.read_graph({})) as { entities: Entity[] };
+const people: string[] = graph.entities.filter((e) => e.entityType === "person").map((e) => e.name);
+console.log(total);
+console.log(JSON.stringify(people));
+"""
+
+
+def test_python_calls_real_servers(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, PY_TOOLS)
+    assert res["exit_code"] == 0, res
+    assert res["stdout"] == "The sum of 19 and 23 is 42.\n['ada']\n", res
+    assert res["tool_calls"] == 3
+    assert res["signal"] == 0 and res["timed_out"] is False and res["limits"] == []
+
+
+def test_typescript_calls_real_servers(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, TS_TOOLS, lang="typescript")
+    assert res["exit_code"] == 0, res
+    assert res["stdout"] == 'The sum of 19 and 23 is 42.\n["ada"]\n', res
+    assert res["tool_calls"] == 3
+
+
+def test_json_fields(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, "import sys\nprint('out')\nprint('err', file=sys.stderr)\n"
+                      "sys.exit(3)\n")
+    assert p.returncode == 3
+    for k in ("exit_code", "signal", "timed_out", "stdout", "stderr", "truncated",
+              "duration_ms", "tool_calls", "limits", "session_id"):
+        assert k in res, k
+    assert (res["exit_code"], res["stdout"], res["stderr"]) == (3, "out\n", "err\n")
+    assert res["truncated"] == {"stdout": False, "stderr": False}
+    assert res["tool_calls"] == 0 and 0 < res["duration_ms"] < 60000
+
+
+def test_output_capped(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, "import sys\nsys.stdout.write('x' * (3 << 20))\n")
+    assert res["truncated"]["stdout"] is True and "output" in res["limits"]
+    assert len(res["stdout"]) == 1 << 20
+    assert res["exit_code"] == 0
+
+
+def test_pass_through_and_status(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, _ = run_code(mcpfs, "import sys\nprint('hello')\nprint('oops', file=sys.stderr)\n"
+                    "sys.exit(5)\n", json_out=False)
+    assert (p.returncode, p.stdout, p.stderr) == (5, "hello\n", "oops\n")
+
+
+def test_program_from_stdin(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p = mcpfs.run("exec", "-", input="print(6 * 7)\n", check=0)
+    assert p.stdout == "42\n"
+    p = mcpfs.run("exec", "--lang", "typescript", "-",
+                  input="const n: number = 6 * 7;\nconsole.log(n);\n", check=0)
+    assert p.stdout == "42\n"
+
+
+def test_language_required_for_unknown_suffix(mcpfs):
+    exec_config(mcpfs)
+    (mcpfs.tmp / "prog.rb").write_text("puts 1\n")
+    p = mcpfs.run("exec", mcpfs.tmp / "prog.rb", check=2)
+    assert "--lang" in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+def test_killed_by_signal(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n"
+                      "import time\ntime.sleep(0.5)\n")
+    # pid 1 of its namespace ignores a signal it has no handler for: the
+    # program runs on and ends normally
+    assert res["signal"] == 0 and res["exit_code"] == 0, res
+
+
+def test_no_tool_run_starts_no_server(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    run_code(mcpfs, "pass\n")  # warms the tree cache (starts servers once)
+    broken = mcpfs.tmp / "broken.json"
+    cfg = json.loads(mcpfs.config_path.read_text())
+    broken.write_text(json.dumps(cfg))
+    t0 = time.monotonic()
+    p, res = run_code(mcpfs, "print('quick')\n")
+    assert res["stdout"] == "quick\n"
+    assert time.monotonic() - t0 < 5
+    logs = mcpfs.root / "logs"
+    sizes = {f.name: f.stat().st_size for f in logs.iterdir()} if logs.exists() else {}
+    run_code(mcpfs, "pass\n")
+    after = {f.name: f.stat().st_size for f in logs.iterdir()} if logs.exists() else {}
+    assert after == sizes, "a run without tool calls touched a server"
+
+
+def test_session_record_and_checkpoint(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    code = ("from servers import _runtime as rt\n"
+            "from servers.everything import get_sum\n"
+            "print(rt.get_checkpoint())\n"
+            "get_sum(a=1, b=2)\n"
+            "rt.set_checkpoint(3, 'summed', {'k': 'v'})\n")
+    p, res = run_code(mcpfs, code, "--customer", "acme", "--session", "s1",
+                      "--description", "first")
+    assert res["stdout"] == "None\n", res
+    assert res["session_id"] == "s1" and res["customer"] == "acme"
+    log = json.loads((mcpfs.root / "workspaces" / "acme" / "sessions" / "s1.json").read_text())
+    task = log["tasks"][-1]
+    assert task["description"] == "first" and task["exit_code"] == 0
+    assert [c["tool"] for c in task["tool_calls"]] == ["get-sum"]
+    assert task["tool_calls"][0]["ok"] is True
+    assert log["checkpoint"]["step"] == 3 and log["checkpoint"]["context"] == {"k": "v"}
+    p, res = run_code(mcpfs, "from servers import _runtime as rt\n"
+                      "print(rt.get_checkpoint()['last_task'])\n",
+                      "--customer", "acme", "--session", "s1")
+    assert res["stdout"] == "summed\n"
+
+
+def test_workspace_persists_per_customer(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    run_code(mcpfs, "open('note.txt', 'w').write('kept')\n", "--customer", "c1")
+    p, res = run_code(mcpfs, "print(open('note.txt').read())\n", "--customer", "c1")
+    assert res["stdout"] == "kept\n"
+    p, res = run_code(mcpfs, "import os\nprint(os.path.exists('note.txt'))\n",
+                      "--customer", "c2")
+    assert res["stdout"] == "False\n"
+    note = mcpfs.root / "workspaces" / "c1" / "workspace" / "note.txt"
+    assert note.stat().st_uid == JAIL_HOST_UID  # a non-zero uid on the host side
+
+
+def test_posture_from_outside(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    prog = mcpfs.tmp / "sleep.py"
+    prog.write_text("import time\nprint('up', flush=True)\ntime.sleep(30)\n")
+    proc = subprocess.Popen(mcpfs.cmd("exec", prog), stdout=subprocess.PIPE, text=True,
+                            env={**mcpfs.env})
+    try:
+        assert proc.stdout.readline() == "up\n"
+        pids = [Path(f"/proc/{pid}") for pid in jail_pids()]
+        assert len(pids) == 1, pids
+        status = dict(line.split(":\t", 1) for line in
+                      (pids[0] / "status").read_text().splitlines() if ":\t" in line)
+        assert status["Seccomp"].strip() == "2"
+        assert status["NoNewPrivs"].strip() == "1"
+        for cap in ("CapEff", "CapPrm", "CapInh", "CapBnd", "CapAmb"):
+            assert int(status[cap], 16) == 0, cap
+        assert status["Uid"].split()[0] == str(JAIL_HOST_UID)
+        assert status["NSpid"].split()[-1] == "1"
+        for ns in ("user", "pid", "mnt", "net", "ipc", "uts", "cgroup"):
+            assert os.readlink(pids[0] / "ns" / ns) != os.readlink(f"/proc/self/ns/{ns}"), ns
+    finally:
+        proc.terminate()  # mcpfs kills the jail and cleans up (host_unchanged checks)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + 9
+
+
+def test_killed_mcpfs_takes_jail_along(mcpfs):
+    exec_config(mcpfs)
+    prog = mcpfs.tmp / "sleep.py"
+    prog.write_text("import time\nprint('up', flush=True)\ntime.sleep(30)\n")
+    proc = subprocess.Popen(mcpfs.cmd("exec", prog), stdout=subprocess.PIPE, text=True,
+                            env={**mcpfs.env})
+    assert proc.stdout.readline() == "up\n"
+    proc.kill()
+    proc.wait()
+    for _ in range(100):
+        if not jail_pids():
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the jail outlived a killed mcpfs")
+
+
+def test_uses_a_running_mount(mcpfs, host_unchanged):  # noqa: F811
+    if not os.path.exists("/dev/fuse"):
+        import pytest
+        pytest.skip("no /dev/fuse on this machine")
+    exec_config(mcpfs)
+    mnt = mcpfs.tmp / "mnt"
+    mnt.mkdir()
+    mcpfs.run("tools", "--json", check=0)  # catalogs cached: this test is about exec
+    mcpfs.run("mount", mnt, "-o", "allow_other", check=0)
+    try:
+        p, res = run_code(mcpfs, "import os\nfrom servers.everything import get_sum\n"
+                          "print(get_sum(a=2, b=2))\n")
+        assert res["stdout"] == "The sum of 2 and 2 is 4.\n", res
+        assert not (mcpfs.root / "cache" / "trees").exists(), "generated a tree despite the mount"
+    finally:
+        subprocess.run(["fusermount3", "-u", str(mnt)], check=True)

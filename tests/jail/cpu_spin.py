@@ -1,0 +1,3 @@
+# A busy loop ends at the wall-clock timeout.
+while True:
+    pass

@@ -1,0 +1,11 @@
+# /dev/shm is a small tmpfs of its own.
+import errno
+chunk = b"x" * (1 << 20)
+try:
+    with open("/dev/shm/bomb", "wb") as f:
+        for _ in range(1024):
+            f.write(chunk)
+            f.flush()
+    print("ALLOWED")
+except OSError as e:
+    print(errno.errorcode[e.errno])

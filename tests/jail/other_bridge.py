@@ -1,0 +1,10 @@
+# Another run's bridge socket (its host path) does not exist in this jail.
+import errno, os, socket
+path = "@SOCKET@"
+try:
+    os.stat(path)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    print("ALLOWED")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, str(e)))

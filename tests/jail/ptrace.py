@@ -1,0 +1,6 @@
+# ptrace is refused.
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.restype = ctypes.c_long
+r = libc.ptrace(0, 0, None, None)  # PTRACE_TRACEME
+print("ALLOWED" if r == 0 else errno.errorcode[ctypes.get_errno()])

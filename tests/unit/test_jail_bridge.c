@@ -1,0 +1,189 @@
+/* The bridge server over a stand-in hub: replies by id in any order, the
+ * result cap, authentication, records. hub_call below replaces the real
+ * one (servers/hub.o is then never linked in). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../executor/bridge.h"
+#include "../../servers/hub.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			passed++;                                                                  \
+		} else {                                                                           \
+			failed++;                                                                  \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
+	} while (0)
+
+/* arguments {"sleep_ms": n, "size": n, "fail": true} shape the answer */
+json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
+		 const struct hub_call_opts *o, struct err *err)
+{
+	long ms = (long)json_integer_value(json_object_get(args, "sleep_ms"));
+	size_t size = (size_t)json_integer_value(json_object_get(args, "size"));
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+	json_t *res;
+	char *text;
+
+	(void)h;
+	(void)o;
+	if (ms)
+		nanosleep(&ts, NULL);
+	if (json_is_true(json_object_get(args, "fail"))) {
+		err_set(err, EXIT_UNREACHABLE, "server %s is gone", server);
+		return NULL;
+	}
+	text = calloc(1, size + 1);
+	memset(text, 'x', size);
+	res =
+	    json_pack("{s:[{s:s,s:s}],s:s}", "content", "type", "text", "text", text, "tool", tool);
+	free(text);
+	return res;
+}
+
+static char sock_path[] = "/tmp/test_jail_bridge_XXXXXX";
+
+static int connect_auth(const char *token, FILE **in)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char line[256];
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/b.sock", sock_path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -1;
+	dprintf(
+	    fd,
+	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"auth\",\"params\":{\"token\":\"%s\"}}\n",
+	    token);
+	*in = fdopen(dup(fd), "r");
+	if (!fgets(line, sizeof(line), *in) || !strstr(line, "\"result\"")) {
+		fclose(*in);
+		close(fd);
+		return -2;
+	}
+	return fd;
+}
+
+static json_t *read_reply(FILE *in)
+{
+	static char line[1 << 20];
+
+	if (!fgets(line, sizeof(line), in))
+		return NULL;
+	return json_loads(line, 0, NULL);
+}
+
+static void test_out_of_order(void)
+{
+	FILE *in;
+	int fd = connect_auth("tok", &in);
+	json_t *a, *b;
+
+	CHECK(fd >= 0, "connect: %d", fd);
+	if (fd < 0)
+		return;
+	dprintf(fd,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"server\":"
+		"\"s\",\"name\":\"slow\",\"arguments\":{\"sleep_ms\":300}}}\n"
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"server\":"
+		"\"s\",\"name\":\"fast\",\"arguments\":{}}}\n");
+	a = read_reply(in);
+	b = read_reply(in);
+	CHECK(json_integer_value(json_object_get(a, "id")) == 2, "the fast call answers first");
+	CHECK(json_integer_value(json_object_get(b, "id")) == 1, "then the slow one");
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(b, "result"), "tool")),
+		      "slow"),
+	      "reply matches its request");
+	json_decref(a);
+	json_decref(b);
+	fclose(in);
+	close(fd);
+}
+
+static void test_result_cap_and_errors(void)
+{
+	FILE *in;
+	int fd = connect_auth("tok", &in);
+	json_t *r;
+	const char *msg;
+
+	CHECK(fd >= 0, "connect: %d", fd);
+	if (fd < 0)
+		return;
+	dprintf(fd,
+		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"server\":"
+		"\"s\",\"name\":\"big\",\"arguments\":{\"size\":200000}}}\n");
+	r = read_reply(in);
+	msg = json_string_value(json_object_get(json_object_get(r, "error"), "message"));
+	CHECK(json_integer_value(json_object_get(r, "id")) == 7 && msg &&
+		  strstr(msg, "exceeds the bridge cap of 100000 bytes"),
+	      "oversized result: %s", msg ? msg : "(none)");
+	json_decref(r);
+	dprintf(fd,
+		"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"server\":"
+		"\"s\",\"name\":\"t\",\"arguments\":{\"fail\":true}}}\n");
+	r = read_reply(in);
+	msg = json_string_value(json_object_get(json_object_get(r, "error"), "message"));
+	CHECK(msg && !strcmp(msg, "server s is gone"), "error text: %s", msg ? msg : "(none)");
+	json_decref(r);
+	dprintf(fd, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"checkpoint/get\"}\n");
+	r = read_reply(in);
+	CHECK(json_object_get(r, "error") != NULL, "checkpoints without a workspace are refused");
+	json_decref(r);
+	fclose(in);
+	close(fd);
+}
+
+static void test_bad_token(void)
+{
+	FILE *in = NULL;
+	int fd = connect_auth("wrong", &in);
+
+	CHECK(fd == -2, "a wrong token is refused: %d", fd);
+}
+
+int main(void)
+{
+	struct bridge_opts o = {.token = "tok", .max_result = 100000};
+	char path[128];
+	struct err e = {0};
+	struct bridge *b;
+	json_t *calls;
+
+	if (!mkdtemp(sock_path))
+		return 1;
+	snprintf(path, sizeof(path), "%s/b.sock", sock_path);
+	b = bridge_new(path, &o, &e);
+	CHECK(b != NULL, "bridge_new: %s", e.text);
+	if (!b)
+		return 1;
+	test_out_of_order();
+	test_result_cap_and_errors();
+	test_bad_token();
+	bridge_stop(b);
+	CHECK(access(path, F_OK) < 0 && errno == ENOENT, "the socket is removed");
+	CHECK(bridge_ncalls(b) == 4, "calls counted: %zu", bridge_ncalls(b));
+	calls = bridge_calls(b);
+	CHECK(json_array_size(calls) == 4 &&
+		  json_is_false(json_object_get(json_array_get(calls, 3), "ok")),
+	      "calls recorded with their outcome");
+	json_decref(calls);
+	bridge_free(b);
+	rmdir(sock_path);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
