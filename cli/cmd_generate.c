@@ -15,17 +15,18 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mcpfs generate --out DIR [--lang py,ts] [--templates DIR] [--json]\n\n"
-		   "Connects to every configured server and writes the tree of importable code\n"
-		   "files to DIR (replacing a tree generated there before):\n"
-		   "  README.md, servers/<server>/README.md, servers/<server>/<tool>.py|.ts|.json\n\n"
-		   "options:\n"
-		   "  --out DIR        where the tree goes (created; an existing DIR must be a tree)\n"
-		   "  --lang LANGS     py, ts or py,ts (default py,ts)\n"
-		   "  --templates DIR  files here replace the embedded templates of the same name\n"
-		   "  --json           print the summary as JSON\n\n"
-		   "exit status: 0 written (unreachable servers are reported on stderr and in their\n"
-		   "README.md), 2 usage error, 3 no server could be reached\n");
+	fprintf(f,
+		"usage: mcpfs generate --out DIR [--lang py,ts] [--templates DIR] [--json]\n\n"
+		"Connects to every configured server and writes the tree of importable code\n"
+		"files to DIR (replacing a tree generated there before):\n"
+		"  README.md, servers/<server>/README.md, servers/<server>/<tool>.py|.ts|.json\n\n"
+		"options:\n"
+		"  --out DIR        where the tree goes (created; an existing DIR must be a tree)\n"
+		"  --lang LANGS     py, ts or py,ts (default py,ts)\n"
+		"  --templates DIR  files here replace the embedded templates of the same name\n"
+		"  --json           print the summary as JSON\n\n"
+		"exit status: 0 written (unreachable servers are reported on stderr and in their\n"
+		"README.md), 2 usage error, 3 no server could be reached\n");
 }
 
 static int print_json(const char *out, const struct tree_snapshot *s,
@@ -37,9 +38,9 @@ static int print_json(const char *out, const struct tree_snapshot *s,
 
 	for (i = 0; bad && i < s->nservers; i++)
 		if (s->why[i])
-			json_array_append_new(
-				bad, json_pack("{s:s, s:s}", "server",
-					       cg_root_server_name(s->root, i), "why", s->why[i]));
+			json_array_append_new(bad, json_pack("{s:s, s:s}", "server",
+							     cg_root_server_name(s->root, i), "why",
+							     s->why[i]));
 	o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o*}", "out", out, "servers",
 		      (json_int_t)s->nservers, "tools", (json_int_t)s->ntools, "files",
 		      (json_int_t)st->files, "bytes", (json_int_t)st->bytes, "unreachable", bad);
@@ -57,12 +58,12 @@ static int print_json(const char *out, const struct tree_snapshot *s,
 int cmd_generate(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"out", required_argument, NULL, 'o'},
-		{"lang", required_argument, NULL, 'l'},
-		{"templates", required_argument, NULL, 't'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"out", required_argument, NULL, 'o'},
+	    {"lang", required_argument, NULL, 'l'},
+	    {"templates", required_argument, NULL, 't'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *tdir = NULL;
 	struct cg_templates *loaded = NULL;

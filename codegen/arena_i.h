@@ -12,7 +12,7 @@ struct cg_arena_chunk;
 
 struct cg_arena {
 	struct cg_arena_chunk *head; /* owned list, newest first */
-	size_t used;                 /* bytes handed out, against CG_ARENA_MAX */
+	size_t used;		     /* bytes handed out, against CG_ARENA_MAX */
 };
 
 void cg_arena_init(struct cg_arena *a);

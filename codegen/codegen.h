@@ -63,8 +63,9 @@ int cg_root_list(const struct cg_root *r, const char *dir, const struct cg_entry
  * Returns 0, -ENOENT, or -ENOMEM/-E2BIG from the buffer. */
 int cg_root_render(const struct cg_root *r, const char *relpath, struct buf *out);
 
-/* One server's folder. @tools is the array of MCP Tool objects (borrowed for
- * the call; what is kept is copied), or NULL when the catalog cannot be had,
+/* One server's folder. @tools is the array of MCP Tool objects (borrowed; each
+ * Tool object is kept by reference, not copied: a catalog is never modified
+ * once built, and a 10,000-tool catalog would otherwise be held twice), or NULL when the catalog cannot be had,
  * in which case @status says why in one line (and @detail, may be NULL, the
  * server log's last lines) and the folder holds only a README saying so. */
 struct cg_server;

@@ -39,7 +39,8 @@ static int py_lit_base(struct buf *b, json_t *v)
 	return buf_puts(b, "list[_t.Any]");
 }
 
-static int py_union(struct buf *b, struct cg_type *const *elems, size_t n, const struct cg_type *rest)
+static int py_union(struct buf *b, struct cg_type *const *elems, size_t n,
+		    const struct cg_type *rest)
 {
 	bool first = true, lit_open = false;
 	size_t i;
@@ -431,7 +432,7 @@ static int py_params(struct py_parts *pp, const struct cg_tool_types *tt)
 				}
 				if (!rc && !p->required && !fits)
 					rc = cg_cat(&pp->body, "    if ", ids[i],
-						     " is not None:\n    ", NULL);
+						    " is not None:\n    ", NULL);
 				if (!rc)
 					rc = buf_puts(&pp->body, "    _args[");
 				if (!rc)
@@ -461,7 +462,8 @@ static int py_params(struct py_parts *pp, const struct cg_tool_types *tt)
 		if (!rc)
 			rc = buf_puts(&pp->body, "    _args.update(_extra)\n");
 		if (!rc)
-			rc = buf_puts(&pp->doc, "\n        **_extra: other arguments, sent as given.");
+			rc = buf_puts(&pp->doc,
+				      "\n        **_extra: other arguments, sent as given.");
 	}
 	return rc;
 }
@@ -525,24 +527,27 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 	if (!rc)
 		rc = buf_puts(&pp.doc, "\n\n    Returns:\n        ");
 	if (!rc && tt.output) {
-		rc = buf_puts(&pp.doc, "The tool's structuredContent, typed as its outputSchema says.");
-	} else if (!rc) {
 		rc = buf_puts(&pp.doc,
-			      "The result's content: one text item as its text (a JSON object or\n"
-			      "        array in it parsed), several items as a list, images, audio and\n"
-			      "        resources as their MCP content dicts (root README.md, \"Results\").");
+			      "The tool's structuredContent, typed as its outputSchema says.");
+	} else if (!rc) {
+		rc = buf_puts(
+		    &pp.doc,
+		    "The result's content: one text item as its text (a JSON object or\n"
+		    "        array in it parsed), several items as a list, images, audio and\n"
+		    "        resources as their MCP content dicts (root README.md, \"Results\").");
 	}
 	if (!rc)
-		rc = buf_puts(&pp.doc, "\n\n    Raises:\n        McpToolError: the tool reported an "
-				       "error (isError); its content is on the exception.");
+		rc =
+		    buf_puts(&pp.doc, "\n\n    Raises:\n        McpToolError: the tool reported an "
+				      "error (isError); its content is on the exception.");
 	if (!rc)
 		rc = py_decls(&pp.types, &tt.schema);
 
 	/* The call itself. */
 	if (!rc)
 		rc = buf_puts(&pp.body, tt.output && tt.output->kind != CG_T_ANY
-						? "    return _t.cast("
-						: "    return (");
+					    ? "    return _t.cast("
+					    : "    return (");
 	if (!rc && tt.output && tt.output->kind != CG_T_ANY) {
 		rc = cg_py_str(&pp.body, pp.ret.data);
 		if (!rc)
@@ -560,13 +565,13 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 		rc = buf_puts(&pp.body, ", _args))\n");
 	if (!rc) {
 		const struct cg_kv kv[] = {
-			{"summary", summary.data, summary.len},
-			{"types", pp.types.data, pp.types.len},
-			{"ident", in->ident, strlen(in->ident)},
-			{"params", pp.params.data, pp.params.len},
-			{"returns", pp.ret.data, pp.ret.len},
-			{"doc", pp.doc.data, pp.doc.len},
-			{"body", pp.body.data, pp.body.len},
+		    {"summary", summary.data, summary.len},
+		    {"types", pp.types.data, pp.types.len},
+		    {"ident", in->ident, strlen(in->ident)},
+		    {"params", pp.params.data, pp.params.len},
+		    {"returns", pp.ret.data, pp.ret.len},
+		    {"doc", pp.doc.data, pp.doc.len},
+		    {"body", pp.body.data, pp.body.len},
 		};
 
 		rc = cg_tmpl_fill(in->t, "tool.py.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);

@@ -227,18 +227,21 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 			rc = buf_puts(&text, desc_len ? "\n\n" : "");
 	}
 	if (!rc)
-		rc = desc_len || title ? buf_append(&text, desc, desc_len) : buf_puts(&text, in->name);
+		rc = desc_len || title ? buf_append(&text, desc, desc_len)
+				       : buf_puts(&text, in->name);
 	if (!rc)
 		rc = cg_ts_doc_n(&doc, text.data ? text.data : "", text.len, "");
 	if (!rc)
 		rc = buf_puts(&doc, " *\n * @param input the tool's arguments");
 	if (!rc)
-		rc = buf_puts(&doc, tt.output ? "\n * @returns the tool's structuredContent, typed as its "
-						"outputSchema says"
-					      : "\n * @returns the result's content (see the root "
-						"README.md, \"Results\")");
+		rc = buf_puts(
+		    &doc, tt.output ? "\n * @returns the tool's structuredContent, typed as its "
+				      "outputSchema says"
+				    : "\n * @returns the result's content (see the root "
+				      "README.md, \"Results\")");
 	if (!rc)
-		rc = buf_puts(&doc, "\n * @throws McpToolError when the tool reports an error (isError)\n");
+		rc = buf_puts(
+		    &doc, "\n * @throws McpToolError when the tool reports an error (isError)\n");
 	if (!rc && tt.input_obj && tt.input == tt.input_obj)
 		rc = cg_cat(&params, "input: ", tt.input_obj->name,
 			    any_required(tt.input_obj) ? "" : " = {}", NULL);
@@ -260,13 +263,10 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 		rc = cg_ts_str(&text, in->name);
 	if (!rc) {
 		const struct cg_kv kv[] = {
-			{"summary", head.data, head.len},
-			{"types", types.data, types.len},
-			{"doc", doc.data, doc.len},
-			{"ident", in->ident, strlen(in->ident)},
-			{"params", params.data, params.len},
-			{"returns", ret.data, ret.len},
-			{"call", text.data, text.len},
+		    {"summary", head.data, head.len},	 {"types", types.data, types.len},
+		    {"doc", doc.data, doc.len},		 {"ident", in->ident, strlen(in->ident)},
+		    {"params", params.data, params.len}, {"returns", ret.data, ret.len},
+		    {"call", text.data, text.len},
 		};
 
 		rc = cg_tmpl_fill(in->t, "tool.ts.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);

@@ -11,7 +11,8 @@
 
 static int put_indent(struct buf *b, int depth)
 {
-	static const char spaces[] = "                                                                ";
+	static const char spaces[] =
+	    "                                                                ";
 	size_t n = (size_t)depth * 2;
 	int rc = buf_putc(b, '\n');
 
@@ -30,8 +31,7 @@ static int put_string(struct buf *b, const char *s, size_t len)
 	int rc = buf_putc(b, '"');
 
 	while (!rc && p < end) {
-		for (run = p; p < end && (unsigned char)*p >= 0x20 && *p != '"' && *p != '\\';
-		     p++)
+		for (run = p; p < end && (unsigned char)*p >= 0x20 && *p != '"' && *p != '\\'; p++)
 			;
 		if (p > run)
 			rc = buf_append(b, run, (size_t)(p - run));
@@ -78,7 +78,8 @@ static int put_value(struct buf *b, json_t *v, int depth)
 			return buf_puts(b, "{}");
 		rc = buf_putc(b, '{');
 		n = 0;
-		json_object_foreach(v, key, item) {
+		json_object_foreach(v, key, item)
+		{
 			if (!rc && n++)
 				rc = buf_putc(b, ',');
 			if (!rc)
@@ -97,7 +98,8 @@ static int put_value(struct buf *b, json_t *v, int depth)
 		if (!json_array_size(v))
 			return buf_puts(b, "[]");
 		rc = buf_putc(b, '[');
-		json_array_foreach(v, i, item) {
+		json_array_foreach(v, i, item)
+		{
 			if (!rc && i)
 				rc = buf_putc(b, ',');
 			if (!rc)

@@ -9,37 +9,48 @@
 
 /* Sorted (ASCII order) for bsearch. */
 static const char *const py_keywords[] = {
-	"False",  "None",   "True",    "and",      "as",   "assert", "async",  "await",
-	"break",  "class",  "continue", "def",     "del",  "elif",   "else",   "except",
-	"finally", "for",   "from",    "global",   "if",   "import", "in",     "is",
-	"lambda", "nonlocal", "not",   "or",       "pass", "raise",  "return", "try",
-	"while",  "with",   "yield",
+    "False", "None",	 "True",  "and",    "as",   "assert", "async",	"await",    "break",
+    "class", "continue", "def",	  "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",	 "if",	  "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",	 "raise", "return", "try",  "while",  "with",	"yield",
 };
 
 /* Lower-case words reserved for generated identifiers: Python keywords, soft
  * keywords and builtins (a function named `dict` would shadow the type its
  * own annotations use), JavaScript/TypeScript reserved and contextual words
- * and strict-mode names, and the tree's own file names. Sorted for bsearch. */
+ * and strict-mode names, the tree's own file names, and `annotations`
+ * (bound by the __future__ import in every package __init__). Sorted for
+ * bsearch. */
 static const char *const reserved[] = {
-	"abs", "abstract", "aiter", "all", "and", "anext", "any", "arguments", "as", "ascii",
-	"assert", "asserts", "async", "await", "bigint", "bin", "bool", "boolean", "break",
-	"breakpoint", "bytearray", "bytes", "callable", "case", "catch", "chr", "class",
-	"classmethod", "compile", "complex", "const", "constructor", "continue", "copyright",
-	"credits", "debugger", "declare", "def", "default", "del", "delattr", "delete", "dict",
-	"dir", "divmod", "do", "elif", "else", "enum", "enumerate", "eval", "except", "exec",
-	"exit", "export", "exports", "extends", "false", "filter", "finally", "float", "for",
-	"format", "from", "frozenset", "function", "get", "getattr", "global", "globals",
-	"globalthis", "hasattr", "hash", "help", "hex", "id", "if", "implements", "import", "in",
-	"index", "infer", "infinity", "input", "instanceof", "int", "interface", "is", "isinstance",
-	"issubclass", "iter", "keyof", "lambda", "len", "let", "license", "list", "locals", "map",
-	"match", "max", "memoryview", "min", "module", "namespace", "nan", "never", "new", "next",
-	"none", "nonlocal", "not", "null", "number", "object", "oct", "of", "open", "or", "ord",
-	"package", "pass", "pow", "print", "private", "property", "protected", "public", "quit",
-	"raise", "range", "readme", "readonly", "repr", "require", "return", "reversed", "round",
-	"satisfies", "self", "set", "setattr", "slice", "sorted", "static", "staticmethod", "str",
-	"string", "sum", "super", "switch", "symbol", "this", "throw", "true", "try", "tuple",
-	"type", "typeof", "undefined", "unique", "unknown", "var", "vars", "void", "while", "with",
-	"yield", "zip",
+    "abs",	   "abstract",	 "aiter",	 "all",	      "and",	     "anext",
+    "annotations", "any",	 "arguments",	 "as",	      "ascii",	     "assert",
+    "asserts",	   "async",	 "await",	 "bigint",    "bin",	     "bool",
+    "boolean",	   "break",	 "breakpoint",	 "bytearray", "bytes",	     "callable",
+    "case",	   "catch",	 "chr",		 "class",     "classmethod", "compile",
+    "complex",	   "const",	 "constructor",	 "continue",  "copyright",   "credits",
+    "debugger",	   "declare",	 "def",		 "default",   "del",	     "delattr",
+    "delete",	   "dict",	 "dir",		 "divmod",    "do",	     "elif",
+    "else",	   "enum",	 "enumerate",	 "eval",      "except",	     "exec",
+    "exit",	   "export",	 "exports",	 "extends",   "false",	     "filter",
+    "finally",	   "float",	 "for",		 "format",    "from",	     "frozenset",
+    "function",	   "get",	 "getattr",	 "global",    "globals",     "globalthis",
+    "hasattr",	   "hash",	 "help",	 "hex",	      "id",	     "if",
+    "implements",  "import",	 "in",		 "index",     "infer",	     "infinity",
+    "input",	   "instanceof", "int",		 "interface", "is",	     "isinstance",
+    "issubclass",  "iter",	 "keyof",	 "lambda",    "len",	     "let",
+    "license",	   "list",	 "locals",	 "map",	      "match",	     "max",
+    "memoryview",  "min",	 "module",	 "namespace", "nan",	     "never",
+    "new",	   "next",	 "none",	 "nonlocal",  "not",	     "null",
+    "number",	   "object",	 "oct",		 "of",	      "open",	     "or",
+    "ord",	   "package",	 "pass",	 "pow",	      "print",	     "private",
+    "property",	   "protected",	 "public",	 "quit",      "raise",	     "range",
+    "readme",	   "readonly",	 "repr",	 "require",   "return",	     "reversed",
+    "round",	   "satisfies",	 "self",	 "set",	      "setattr",     "slice",
+    "sorted",	   "static",	 "staticmethod", "str",	      "string",	     "sum",
+    "super",	   "switch",	 "symbol",	 "this",      "throw",	     "true",
+    "try",	   "tuple",	 "type",	 "typeof",    "undefined",   "unique",
+    "unknown",	   "var",	 "vars",	 "void",      "while",	     "with",
+    "yield",	   "zip",
 };
 
 static int cmp_str(const void *a, const void *b)

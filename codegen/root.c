@@ -18,10 +18,10 @@ unsigned cg_langs_parse(const char *s)
 		const char *word;
 		unsigned lang;
 	} words[] = {
-		{"py", CG_LANG_PY},
-		{"python", CG_LANG_PY},
-		{"ts", CG_LANG_TS},
-		{"typescript", CG_LANG_TS},
+	    {"py", CG_LANG_PY},
+	    {"python", CG_LANG_PY},
+	    {"ts", CG_LANG_TS},
+	    {"typescript", CG_LANG_TS},
 	};
 	unsigned mask = 0;
 	const char *p = s, *end;
@@ -174,9 +174,9 @@ static int root_readme(const struct cg_root *r, struct buf *out)
 		rc = cg_tmpl_fill(r->t, "readme_typescript.md.tmpl", NULL, 0, &ts);
 	if (!rc) {
 		const struct cg_kv kv[] = {
-			{"servers", list.data, list.len},
-			{"python", py.data, py.len},
-			{"typescript", ts.data, ts.len},
+		    {"servers", list.data, list.len},
+		    {"python", py.data, py.len},
+		    {"typescript", ts.data, ts.len},
 		};
 
 		rc = cg_tmpl_fill(r->t, "README.md.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);

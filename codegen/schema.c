@@ -16,11 +16,11 @@
 #define NAME_MAX_LEN 120
 
 struct cg_def {
-	json_t *root;        /* borrowed: the document the pointer is in */
+	json_t *root;	     /* borrowed: the document the pointer is in */
 	const char *pointer; /* "" is the whole document */
 	const char *name;
 	struct cg_type *type;
-	int state;           /* 0 not converted, 1 converting, 2 done */
+	int state; /* 0 not converted, 1 converting, 2 done */
 	struct cg_def *next;
 };
 
@@ -171,7 +171,7 @@ static const char *hint_join(struct cg_schema *s, const char *hint, const char *
 			continue;
 		}
 		out[len++] = up && ident[i] >= 'a' && ident[i] <= 'z' ? (char)(ident[i] - 'a' + 'A')
-								    : ident[i];
+								      : ident[i];
 		up = false;
 	}
 	p = cg_arena_strndup(s->arena, out, len);
@@ -225,7 +225,8 @@ static const char *def_base_name(const char *ptr)
 
 /* The definition behind a local $ref, converted on first use. NULL when the
  * reference does not resolve or the file is out of names. */
-static struct cg_def *def_get(struct conv *c, const char *pointer, const char *hint, json_t **target)
+static struct cg_def *def_get(struct conv *c, const char *pointer, const char *hint,
+			      json_t **target)
 {
 	struct cg_schema *s = c->s;
 	struct cg_def *d;
@@ -363,8 +364,7 @@ static struct cg_type *make_union(struct cg_schema *s, struct cg_type **in, size
 	return t;
 }
 
-static struct cg_type *convert_members(struct conv *c, json_t *arr, const char *hint,
-				       bool guarded)
+static struct cg_type *convert_members(struct conv *c, json_t *arr, const char *hint, bool guarded)
 {
 	struct cg_type **ts;
 	char word[32];
@@ -379,8 +379,8 @@ static struct cg_type *convert_members(struct conv *c, json_t *arr, const char *
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(word, sizeof(word), "option%zu", i + 1);
-		ts[i] = convert(c, json_array_get(arr, i), hint_join(c->s, hint, word), NULL,
-				guarded);
+		ts[i] =
+		    convert(c, json_array_get(arr, i), hint_join(c->s, hint, word), NULL, guarded);
 		if (!ts[i])
 			return NULL;
 	}
@@ -409,31 +409,27 @@ static struct cg_type *convert_enum(struct conv *c, json_t *arr)
 }
 
 /* Extra keys of an object: additionalProperties and patternProperties. */
-static struct cg_type *convert_extra(struct conv *c, json_t *schema, const char *hint, bool *closed)
+static struct cg_type *convert_extra(struct conv *c, json_t *schema, const char *hint)
 {
 	json_t *ap = json_object_get(schema, "additionalProperties");
 	json_t *pp = json_object_get(schema, "patternProperties");
 	struct cg_type *ts[2];
 	size_t n = 0;
-	const char *key;
 	json_t *v;
 
-	*closed = json_is_false(ap);
 	if (ap && !json_is_false(ap)) {
 		ts[n] = convert(c, ap, hint_join(c->s, hint, "value"), NULL, true);
 		if (!ts[n++])
 			return NULL;
 	}
 	if (json_is_object(pp) && json_object_size(pp)) {
-		if (json_object_size(pp) == 1) {
-			json_object_foreach(pp, key, v)
-				ts[n] = convert(c, v, hint_join(c->s, hint, "value"), NULL, true);
-		} else {
-			ts[n] = any(c->s);
-		}
+		/* One pattern: its values' type; several: values of any of them. */
+		v = json_object_iter_value(json_object_iter(pp));
+		ts[n] = json_object_size(pp) == 1
+			    ? convert(c, v, hint_join(c->s, hint, "value"), NULL, true)
+			    : any(c->s);
 		if (!ts[n++])
 			return NULL;
-		*closed = false;
 	}
 	if (n == 0)
 		return NULL;
@@ -460,10 +456,8 @@ static struct cg_type *convert_object(struct conv *c, json_t *schema, const char
 	struct cg_type *t, *extra;
 	const char *key, *name;
 	size_t n = 0, i, nreq_extra = 0;
-	bool closed = false;
 	json_t *v;
 
-	(void)closed;
 	if (!json_is_object(props))
 		props = NULL;
 	/* required names with no property still have to be sent */
@@ -473,7 +467,7 @@ static struct cg_type *convert_object(struct conv *c, json_t *schema, const char
 			nreq_extra++;
 	}
 	n = (props ? json_object_size(props) : 0) + nreq_extra;
-	extra = convert_extra(c, schema, hint, &closed);
+	extra = convert_extra(c, schema, hint);
 	if (s->oom)
 		return NULL;
 	if (n == 0 || n > MAX_PROPS || c->object_depth >= MAX_OBJECT_DEPTH) {
@@ -506,7 +500,8 @@ static struct cg_type *convert_object(struct conv *c, json_t *schema, const char
 	declare(s, name, t);
 	c->object_depth++;
 	if (props) {
-		json_object_foreach(props, key, v) {
+		json_object_foreach(props, key, v)
+		{
 			struct cg_prop *p = &t->props[t->nprops++];
 
 			p->key = key;
@@ -569,8 +564,8 @@ static struct cg_type *convert_array(struct conv *c, json_t *schema, const char 
 			return NULL;
 		}
 		for (i = 0; i < n; i++) {
-			t->elems[i] =
-				convert(c, json_array_get(prefix, i), hint_join(c->s, hint, "item"), NULL, true);
+			t->elems[i] = convert(c, json_array_get(prefix, i),
+					      hint_join(c->s, hint, "item"), NULL, true);
 			if (!t->elems[i])
 				return NULL;
 		}
@@ -609,60 +604,94 @@ static struct cg_type *convert_typed(struct conv *c, json_t *schema, const char 
 	return any(c->s);
 }
 
+/* An allOf member as an object schema to merge (a $ref is followed once),
+ * NULL to skip it (true, {}), or @stop when it cannot be merged. */
+static json_t *all_of_member(struct conv *c, json_t *m, json_t *stop)
+{
+	json_t *v;
+
+	if (json_is_string(json_object_get(m, "$ref")) &&
+	    json_string_value(json_object_get(m, "$ref"))[0] == '#')
+		m = pointer_get(c->root, json_string_value(json_object_get(m, "$ref")) + 1);
+	if (json_is_true(m) || (json_is_object(m) && !json_object_size(m)))
+		return NULL;
+	if (!json_is_object(m))
+		return stop;
+	v = json_object_get(m, "type");
+	if (v && !(json_is_string(v) && !strcmp(json_string_value(v), "object")))
+		return stop;
+	if (json_object_get(m, "anyOf") || json_object_get(m, "oneOf") ||
+	    json_object_get(m, "allOf") || json_object_get(m, "$ref"))
+		return stop;
+	return m;
+}
+
 /* allOf: the members' properties and required lists merged into one object
- * schema (a member that is a $ref is followed once). Returns a new schema, or
- * NULL when a member is not an object. */
+ * schema. Returns a new schema; NULL when a member is no object (then the
+ * type is Any), or NULL with s->oom set when memory ran out. */
 static json_t *merge_all_of(struct conv *c, json_t *schema)
 {
 	json_t *all = json_object_get(schema, "allOf");
 	json_t *out = json_deep_copy(schema);
-	json_t *props, *req, *m, *mp, *v;
+	json_t *props = json_object(), *req = json_array(), *m, *mp, *v;
+	bool oom = !out || !props || !req;
 	const char *key;
 	size_t i, j;
 
-	if (!out)
-		return NULL;
-	json_object_del(out, "allOf");
-	props = json_object_get(out, "properties");
-	if (!json_is_object(props)) {
-		props = json_object();
-		json_object_set_new(out, "properties", props);
-	}
-	req = json_object_get(out, "required");
-	if (!json_is_array(req)) {
-		req = json_array();
-		json_object_set_new(out, "required", req);
-	}
-	if (!props || !req)
+	if (oom)
 		goto out_fail;
+	json_object_del(out, "allOf");
+	if (json_object_update(props, json_object_get(out, "properties")) < 0 &&
+	    json_is_object(json_object_get(out, "properties"))) {
+		oom = true;
+		goto out_fail;
+	}
+	v = json_object_get(out, "required");
+	for (j = 0; j < json_array_size(v); j++)
+		if (json_array_append(req, json_array_get(v, j))) {
+			oom = true;
+			goto out_fail;
+		}
 	for (i = 0; i < json_array_size(all); i++) {
-		m = json_array_get(all, i);
-		if (json_is_string(json_object_get(m, "$ref")) &&
-		    json_string_value(json_object_get(m, "$ref"))[0] == '#')
-			m = pointer_get(c->root, json_string_value(json_object_get(m, "$ref")) + 1);
-		if (json_is_true(m) || (json_is_object(m) && !json_object_size(m)))
+		m = all_of_member(c, json_array_get(all, i), all);
+		if (!m)
 			continue;
-		if (!json_is_object(m))
-			goto out_fail;
-		v = json_object_get(m, "type");
-		if (v && !(json_is_string(v) && !strcmp(json_string_value(v), "object")))
-			goto out_fail;
-		if (json_object_get(m, "anyOf") || json_object_get(m, "oneOf") ||
-		    json_object_get(m, "allOf") || json_object_get(m, "$ref"))
+		if (m == all)
 			goto out_fail;
 		mp = json_object_get(m, "properties");
 		json_object_foreach(mp, key, v)
-			if (json_object_set(props, key, v))
+		{
+			if (json_object_set(props, key, v)) {
+				oom = true;
 				goto out_fail;
-		for (j = 0; j < json_array_size(json_object_get(m, "required")); j++)
-			json_array_append(req, json_array_get(json_object_get(m, "required"), j));
-		if (json_is_false(json_object_get(m, "additionalProperties")))
-			json_object_set_new(out, "additionalProperties", json_false());
+			}
+		}
+		v = json_object_get(m, "required");
+		for (j = 0; j < json_array_size(v); j++)
+			if (json_array_append(req, json_array_get(v, j))) {
+				oom = true;
+				goto out_fail;
+			}
+		if (json_is_false(json_object_get(m, "additionalProperties")) &&
+		    json_object_set_new(out, "additionalProperties", json_false())) {
+			oom = true;
+			goto out_fail;
+		}
 	}
-	json_object_set_new(out, "type", json_string("object"));
+	if (json_object_set(out, "properties", props) || json_object_set(out, "required", req) ||
+	    json_object_set_new(out, "type", json_string("object"))) {
+		oom = true;
+		goto out_fail;
+	}
+	json_decref(props);
+	json_decref(req);
 	return out;
 out_fail:
+	if (oom)
+		c->s->oom = true;
 	json_decref(out);
+	json_decref(props);
+	json_decref(req);
 	return NULL;
 }
 
@@ -711,9 +740,9 @@ static struct cg_type *convert_body(struct conv *c, json_t *schema, const char *
 		}
 		for (i = 0; i < n; i++) {
 			v = json_array_get(type, i);
-			ts[i] = json_is_string(v) ? convert_typed(c, schema, json_string_value(v), hint,
-								 fixed)
-						  : any(s);
+			ts[i] = json_is_string(v)
+				    ? convert_typed(c, schema, json_string_value(v), hint, fixed)
+				    : any(s);
 			if (!ts[i])
 				return NULL;
 		}
@@ -755,7 +784,11 @@ static struct cg_type *convert(struct conv *c, json_t *schema, const char *hint,
 		    !has_type_info(schema)) {
 			t = convert(c, json_array_get(json_object_get(schema, "allOf"), 0), hint,
 				    fixed, guarded);
-		} else if ((merged = merge_all_of(c, schema))) {
+		} else if ((merged = merge_all_of(c, schema)) || s->oom) {
+			if (!merged) {
+				c->depth--;
+				return NULL;
+			}
 			k = cg_arena_alloc(s->arena, sizeof(*k));
 			if (!k) {
 				json_decref(merged);

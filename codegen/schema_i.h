@@ -36,25 +36,25 @@ enum cg_tkind {
 struct cg_type;
 
 struct cg_prop {
-	const char *key;         /* the property name as in the schema; borrowed */
+	const char *key; /* the property name as in the schema; borrowed */
 	bool required;
 	struct cg_type *type;
 	const char *description; /* borrowed, or NULL */
-	size_t description_len;  /* NUL bytes included */
-	json_t *schema;          /* borrowed: the property's schema (defaults, formats) */
+	size_t description_len;	 /* NUL bytes included */
+	json_t *schema;		 /* borrowed: the property's schema (defaults, formats) */
 };
 
 struct cg_type {
 	enum cg_tkind kind;
-	json_t *lit;                 /* CG_T_LIT; borrowed */
+	json_t *lit; /* CG_T_LIT; borrowed */
 	struct cg_type *item;
 	struct cg_type **elems;
 	size_t nelems;
 	struct cg_prop *props;
 	size_t nprops;
 	struct cg_type *extra;
-	const char *name;            /* CG_T_OBJECT, CG_T_REF */
-	const char *description;     /* CG_T_OBJECT; borrowed or NULL */
+	const char *name;	 /* CG_T_OBJECT, CG_T_REF */
+	const char *description; /* CG_T_OBJECT; borrowed or NULL */
 	size_t description_len;
 };
 
@@ -76,15 +76,15 @@ struct cg_kept {
 };
 
 struct cg_schema {
-	struct cg_arena *arena;       /* borrowed; everything below lives in it */
-	const char *prefix;           /* CamelCase type-name prefix ("GetSum") */
+	struct cg_arena *arena; /* borrowed; everything below lives in it */
+	const char *prefix;	/* CamelCase type-name prefix ("GetSum") */
 	struct cg_decl decls[CG_SCHEMA_MAX_DECLS];
 	size_t ndecls;
-	struct cg_def *defs;          /* arena list */
-	const char **names;           /* names taken, arena array of CG_SCHEMA_MAX_DECLS */
+	struct cg_def *defs; /* arena list */
+	const char **names;  /* names taken, arena array of CG_SCHEMA_MAX_DECLS */
 	size_t nnames;
-	struct cg_kept *kept;         /* owned references, dropped by cg_schema_release */
-	size_t nodes;                 /* against a cap */
+	struct cg_kept *kept; /* owned references, dropped by cg_schema_release */
+	size_t nodes;	      /* against a cap */
 	bool oom;
 };
 

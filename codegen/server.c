@@ -18,8 +18,8 @@
 
 struct cg_tool {
 	const char *name; /* borrowed from json */
-	char *ident;      /* owned */
-	json_t *json;     /* owned deep copy */
+	char *ident;	  /* owned */
+	json_t *json;	  /* owned deep copy */
 };
 
 struct cg_server {
@@ -27,10 +27,10 @@ struct cg_server {
 	char *ident; /* owned */
 	unsigned langs;
 	const struct cg_templates *t; /* borrowed */
-	struct cg_tool *tools;        /* owned, in catalog order */
+	struct cg_tool *tools;	      /* owned, in catalog order */
 	size_t ntools;
-	struct cg_tool **by_ident;    /* owned array of borrowed tools, sorted by ident */
-	struct cg_entry *entries;     /* owned; names owned (entry_names) */
+	struct cg_tool **by_ident; /* owned array of borrowed tools, sorted by ident */
+	struct cg_entry *entries;  /* owned; names owned (entry_names) */
 	char **entry_names;
 	size_t nentries;
 	char *status; /* owned; non-NULL: the catalog could not be had */
@@ -76,10 +76,11 @@ static int build_tools(struct cg_server *s, json_t *tools)
 	if (!s->tools || !names || !idents)
 		goto out_free;
 	/* A tool without a name cannot be called: it gets no files. */
-	json_array_foreach(tools, i, v) {
+	json_array_foreach(tools, i, v)
+	{
 		if (!json_is_string(json_object_get(v, "name")))
 			continue;
-		s->tools[n].json = json_deep_copy(v);
+		s->tools[n].json = json_incref(v);
 		if (!s->tools[n].json)
 			goto out_free;
 		s->tools[n].name = json_string_value(json_object_get(s->tools[n].json, "name"));
@@ -245,11 +246,11 @@ static int readme_failed(const struct cg_server *s, struct buf *out)
 		rc = cg_md_line(&name, s->name, 200);
 		if (!rc) {
 			const struct cg_kv kv[] = {
-				{"name", name.data, name.len},
-				{"ident", s->ident, strlen(s->ident)},
-				{"status", status.data, status.len},
-				{"detail", detail.data ? detail.data : "    (no log lines)\n",
-				 detail.data ? detail.len : strlen("    (no log lines)\n")},
+			    {"name", name.data, name.len},
+			    {"ident", s->ident, strlen(s->ident)},
+			    {"status", status.data, status.len},
+			    {"detail", detail.data ? detail.data : "    (no log lines)\n",
+			     detail.data ? detail.len : strlen("    (no log lines)\n")},
 			};
 
 			rc = cg_tmpl_fill(s->t, "server_failed.md.tmpl", kv,
@@ -298,7 +299,8 @@ static int readme(const struct cg_server *s, struct buf *out)
 		if (!rc && desc_len) {
 			rc = buf_putc(&list, ' ');
 			if (!rc)
-				rc = cg_md_line_n(&list, desc, cg_first_sentence(desc), SUMMARY_MAX);
+				rc =
+				    cg_md_line_n(&list, desc, cg_first_sentence(desc), SUMMARY_MAX);
 		}
 		if (!rc)
 			rc = buf_putc(&list, '\n');
@@ -310,10 +312,10 @@ static int readme(const struct cg_server *s, struct buf *out)
 	snprintf(count, sizeof(count), "%zu", s->ntools);
 	if (!rc) {
 		const struct cg_kv kv[] = {
-			{"name", name.data, name.len},
-			{"ident", s->ident, strlen(s->ident)},
-			{"count", count, strlen(count)},
-			{"tools", list.data, list.len},
+		    {"name", name.data, name.len},
+		    {"ident", s->ident, strlen(s->ident)},
+		    {"count", count, strlen(count)},
+		    {"tools", list.data, list.len},
 		};
 
 		rc = cg_tmpl_fill(s->t, "server.md.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);
@@ -345,9 +347,9 @@ static int init_py(const struct cg_server *s, struct buf *out)
 		rc = cg_py_doc(&name, s->name, "");
 	if (!rc) {
 		const struct cg_kv kv[] = {
-			{"name", name.data, name.len},
-			{"imports", imports.data, imports.len},
-			{"all", all.data, all.len},
+		    {"name", name.data, name.len},
+		    {"imports", imports.data, imports.len},
+		    {"all", all.data, all.len},
 		};
 
 		rc = cg_tmpl_fill(s->t, "server__init__.py.tmpl", kv, sizeof(kv) / sizeof(kv[0]),
@@ -379,8 +381,8 @@ static int index_ts(const struct cg_server *s, struct buf *out)
 		rc = cg_ts_doc(&doc, text.data, "");
 	if (!rc) {
 		const struct cg_kv kv[] = {
-			{"doc", doc.data, doc.len},
-			{"exports", exports.data, exports.len},
+		    {"doc", doc.data, doc.len},
+		    {"exports", exports.data, exports.len},
 		};
 
 		rc = cg_tmpl_fill(s->t, "index.ts.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);
@@ -390,7 +392,6 @@ static int index_ts(const struct cg_server *s, struct buf *out)
 	buf_free(&doc);
 	return rc;
 }
-
 
 int cg_server_render(const struct cg_server *s, const char *name, struct buf *out)
 {

@@ -20,7 +20,7 @@ struct cg_tfile {
 
 struct cg_templates {
 	const struct embedded_file *base; /* borrowed: the table built into the binary */
-	struct cg_tfile *over;            /* owned overrides */
+	struct cg_tfile *over;		  /* owned overrides */
 	size_t nover;
 	bool owned;
 };

@@ -12,7 +12,7 @@
 struct cg_kv {
 	const char *key;
 	const char *value; /* may be NULL: empty */
-	size_t len;        /* of value */
+	size_t len;	   /* of value */
 };
 
 /* The template called @name; NULL (and *len 0) when the set has none. */

@@ -130,7 +130,8 @@ int cg_py_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 		} else if (cp == '"') {
 			/* A quote that could join the closing """ or make one
 			 * (trailing blanks are trimmed, so look past them). */
-			rc = ((p < end && *p == '"') || rest_blank(p, end)) ? buf_puts(b, "\\\"") : buf_putc(b, '"');
+			rc = ((p < end && *p == '"') || rest_blank(p, end)) ? buf_puts(b, "\\\"")
+									    : buf_putc(b, '"');
 		} else if (cp == '\t') {
 			rc = buf_puts(b, "    ");
 		} else if (cp < 0x20 || cp == 0x7f || cp == 0xfffd) {
@@ -139,8 +140,7 @@ int cg_py_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 			rc = buf_append(b, p - n, n);
 		}
 	}
-	while (!rc && b->len > start &&
-	       (b->data[b->len - 1] == ' ' || b->data[b->len - 1] == '\n'))
+	while (!rc && b->len > start && (b->data[b->len - 1] == ' ' || b->data[b->len - 1] == '\n'))
 		b->data[--b->len] = '\0';
 	return rc;
 }
@@ -272,7 +272,7 @@ int cg_camel(struct buf *b, const char *ident)
 			continue;
 		}
 		rc = buf_putc(b, up && *ident >= 'a' && *ident <= 'z' ? (char)(*ident - 'a' + 'A')
-								       : *ident);
+								      : *ident);
 		up = false;
 	}
 	return rc;

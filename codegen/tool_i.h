@@ -15,18 +15,18 @@
 struct cg_tool_in {
 	const char *server_name;  /* as configured */
 	const char *server_ident; /* folder name */
-	const char *name;         /* the MCP tool name */
-	const char *ident;        /* file and function name */
-	json_t *tool;             /* borrowed Tool object */
+	const char *name;	  /* the MCP tool name */
+	const char *ident;	  /* file and function name */
+	json_t *tool;		  /* borrowed Tool object */
 	const struct cg_templates *t;
 };
 
 struct cg_tool_types {
 	struct cg_arena arena;
 	struct cg_schema schema;
-	struct cg_type *input;             /* the inputSchema's type */
-	const struct cg_type *input_obj;   /* that type when it is an object, else NULL */
-	struct cg_type *output;            /* NULL: the tool has no outputSchema */
+	struct cg_type *input;		 /* the inputSchema's type */
+	const struct cg_type *input_obj; /* that type when it is an object, else NULL */
+	struct cg_type *output;		 /* NULL: the tool has no outputSchema */
 };
 
 /* 0 or -ENOMEM; free with cg_tool_types_free either way. */

@@ -1,6 +1,9 @@
-/* The bridge server: one listening unix socket, a reader thread per
- * connection, and a shared pool of workers that make the tool calls, so many
- * requests from one connection are in flight at once and answered by id. */
+/* The bridge server: one listening unix socket and a pool of workers. A
+ * connection has one read job, which a worker runs until it has a request
+ * in hand: it then queues the read job again (another worker goes on
+ * reading) and serves that request itself, so a call never waits for a
+ * thread to wake, and many requests of one connection are in flight at once,
+ * answered by id. Requests that arrive together are queued for the pool. */
 #define _GNU_SOURCE
 #include "bridge.h"
 
@@ -22,11 +25,12 @@
 #include "../servers/hub.h"
 #include "../workspaces/session.h"
 
-/* Ceilings: workers making calls at once, requests waiting per connection,
- * connections at once, calls recorded for the session log. */
-#define BRIDGE_MAX_WORKERS 64
-#define BRIDGE_MAX_PENDING_PER_CONN 1024
+/* Ceilings: connections at once, workers (one reading per connection plus
+ * those making calls), requests waiting per connection, calls recorded for
+ * the session log. */
 #define BRIDGE_MAX_CONNS 256
+#define BRIDGE_MAX_WORKERS (BRIDGE_MAX_CONNS + 64)
+#define BRIDGE_MAX_PENDING_PER_CONN 1024
 #define BRIDGE_MAX_RECORDS 100000
 #define BRIDGE_READ_CHUNK 65536
 
@@ -43,18 +47,20 @@ enum {
 struct conn {
 	struct bridge *b;
 	int fd;
-	pthread_t reader;
 	pthread_mutex_t wlock; /* serializes replies on fd */
-	unsigned refs;	       /* reader + queued/running jobs; protected by b->lock */
-	unsigned pending;      /* jobs queued or running; protected by b->lock */
-	bool reader_done;      /* the reader returned; protected by b->lock */
-	bool reader_joined;    /* and was joined; protected by b->lock */
-	struct conn *next;     /* b->conns; protected by b->lock */
+	/* The read side, used only by the worker holding the connection's one
+	 * read job (handed from worker to worker, never shared). */
+	char *in;
+	size_t cap, len;
+	bool authed;
+	unsigned refs;	   /* the read job + call jobs; protected by b->lock */
+	unsigned pending;  /* call jobs queued or running; protected by b->lock */
+	struct conn *next; /* b->conns; protected by b->lock */
 };
 
 struct job {
 	struct conn *c; /* holds a reference */
-	json_t *req;	/* new */
+	json_t *req;	/* new; NULL: read requests from the connection */
 	struct job *next;
 };
 
@@ -256,20 +262,25 @@ out:
  * b->lock held. */
 static void conn_put_locked(struct conn *c)
 {
+	struct bridge *b = c->b;
 	struct conn **pp;
 
 	if (--c->refs)
 		return;
-	for (pp = &c->b->conns; *pp; pp = &(*pp)->next)
+	for (pp = &b->conns; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
 			break;
 		}
-	c->b->nconns--;
+	b->nconns--;
 	close(c->fd);
 	pthread_mutex_destroy(&c->wlock);
+	free(c->in);
 	free(c);
+	pthread_cond_broadcast(&b->idle);
 }
+
+static void read_conn(struct conn *c);
 
 static void *worker_main(void *arg)
 {
@@ -291,11 +302,16 @@ static void *worker_main(void *arg)
 			b->tail = NULL;
 		b->njobs_running++;
 		pthread_mutex_unlock(&b->lock);
-		handle(j->c, j->req);
-		json_decref(j->req);
+		if (j->req) {
+			handle(j->c, j->req);
+			json_decref(j->req);
+		} else {
+			read_conn(j->c);
+		}
 		pthread_mutex_lock(&b->lock);
 		b->njobs_running--;
-		j->c->pending--;
+		if (j->req)
+			j->c->pending--;
 		conn_put_locked(j->c);
 		free(j);
 		pthread_cond_broadcast(&b->idle);
@@ -304,29 +320,32 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Queue @req (stolen) for the pool; a new worker starts when none is idle. */
-static void enqueue(struct conn *c, json_t *req)
+/* Queue a job for @c: @req (stolen) to serve, or NULL to read. A new worker
+ * starts when none is idle. Returns 0 or -1 (then @req was answered). */
+static int enqueue(struct conn *c, json_t *req)
 {
 	struct bridge *b = c->b;
 	struct job *j = calloc(1, sizeof(*j));
 
 	if (!j) {
-		reply_error(c, json_object_get(req, "id"), RPC_FAILED, "out of memory");
+		if (req)
+			reply_error(c, json_object_get(req, "id"), RPC_FAILED, "out of memory");
 		json_decref(req);
-		return;
+		return -1;
 	}
 	j->c = c;
 	j->req = req;
 	pthread_mutex_lock(&b->lock);
-	if (c->pending >= BRIDGE_MAX_PENDING_PER_CONN) {
+	if (req && c->pending >= BRIDGE_MAX_PENDING_PER_CONN) {
 		pthread_mutex_unlock(&b->lock);
 		reply_error(c, json_object_get(req, "id"), RPC_BUSY, "too many requests in flight");
 		json_decref(req);
 		free(j);
-		return;
+		return -1;
 	}
 	c->refs++;
-	c->pending++;
+	if (req)
+		c->pending++;
 	if (b->tail)
 		b->tail->next = j;
 	else
@@ -337,6 +356,7 @@ static void enqueue(struct conn *c, json_t *req)
 		b->nworkers++;
 	pthread_cond_signal(&b->work);
 	pthread_mutex_unlock(&b->lock);
+	return 0;
 }
 
 static bool token_equal(const char *a, const char *b)
@@ -349,41 +369,41 @@ static bool token_equal(const char *a, const char *b)
 	return d == 0;
 }
 
-/* One complete line: the first must authenticate. Returns false to close. */
-static bool on_line(struct conn *c, char *line, size_t len, bool *authed)
+/* One complete line: the first must authenticate. Returns false to close
+ * the connection; a request to serve goes to *req (new), NULL if none. */
+static bool on_line(struct conn *c, char *line, size_t len, json_t **req)
 {
 	json_error_t je;
-	json_t *req = json_loadb(line, len, 0, &je);
-	const char *tok;
+	json_t *r = json_loadb(line, len, 0, &je), *ok;
+	const char *method, *tok;
 
-	if (!req || !json_is_object(req)) {
-		reply_error(c, NULL, req ? RPC_INVALID : RPC_PARSE,
-			    req ? "a request must be an object" : je.text);
-		json_decref(req);
-		return *authed;
+	*req = NULL;
+	if (!r || !json_is_object(r)) {
+		reply_error(c, NULL, r ? RPC_INVALID : RPC_PARSE,
+			    r ? "a request must be an object" : je.text);
+		json_decref(r);
+		return c->authed;
 	}
-	if (!*authed) {
-		tok = json_string_value(json_object_get(json_object_get(req, "params"), "token"));
-		if (json_string_value(json_object_get(req, "method")) &&
-		    !strcmp(json_string_value(json_object_get(req, "method")), "auth") && tok &&
-		    token_equal(tok, c->b->token)) {
-			json_t *r = json_pack("{s:s,s:O,s:{}}", "jsonrpc", "2.0", "id",
-					      json_object_get(req, "id"), "result");
-
-			if (r)
-				conn_send(c, r);
-			json_decref(r);
-			json_decref(req);
-			*authed = true;
-			return true;
-		}
-		reply_error(c, json_object_get(req, "id"), RPC_INVALID,
-			    "the first request must be auth with the run's token");
-		json_decref(req);
-		return false;
+	if (c->authed) {
+		*req = r;
+		return true;
 	}
-	enqueue(c, req);
-	return true;
+	method = json_string_value(json_object_get(r, "method"));
+	tok = json_string_value(json_object_get(json_object_get(r, "params"), "token"));
+	if (method && !strcmp(method, "auth") && tok && token_equal(tok, c->b->token)) {
+		ok = json_pack("{s:s,s:O,s:{}}", "jsonrpc", "2.0", "id", json_object_get(r, "id"),
+			       "result");
+		if (ok)
+			conn_send(c, ok);
+		json_decref(ok);
+		json_decref(r);
+		c->authed = true;
+		return true;
+	}
+	reply_error(c, json_object_get(r, "id"), RPC_INVALID,
+		    "the first request must be auth with the run's token");
+	json_decref(r);
+	return false;
 }
 
 /* Make room for a full read chunk in @in (@cap bytes now), up to the line
@@ -407,85 +427,69 @@ static int grow(char **in, size_t *cap, size_t len)
 	return 0;
 }
 
-static void *reader_main(void *arg)
+/* The read job: read until a request is in hand, then pass the read job on
+ * and serve the request here. Ends at EOF or when the connection is to be
+ * closed (bad token, overlong line). */
+static void read_conn(struct conn *c)
 {
-	struct conn *c = arg;
-	struct bridge *b = c->b;
-	char *in = NULL, *nl;
-	size_t cap = 0, len = 0, used, n;
-	bool authed = false, open = true;
-	ssize_t r = 0;
+	json_t *req, *last = NULL;
+	bool open = true, eof = false;
+	ssize_t r;
+	char *nl;
+	size_t used, n;
 
-	while (open) {
-		if (grow(&in, &cap, len) < 0) {
+	while (open && !last) {
+		if (grow(&c->in, &c->cap, c->len) < 0) {
 			reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
 			break;
 		}
-		r = recv(c->fd, in + len, cap - len - 1, 0);
+		r = recv(c->fd, c->in + c->len, c->cap - c->len - 1, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r <= 0) {
+			eof = true;
 			break;
-		len += (size_t)r;
+		}
+		c->len += (size_t)r;
 		used = 0;
-		while (open && (nl = memchr(in + used, '\n', len - used))) {
-			n = (size_t)(nl - (in + used));
+		while (open && (nl = memchr(c->in + used, '\n', c->len - used))) {
+			n = (size_t)(nl - (c->in + used));
 			if (n > MCPFS_BRIDGE_MAX_LINE) {
 				reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
 				open = false;
-			} else if (n && !on_line(c, in + used, n, &authed)) {
+			} else if (n && !on_line(c, c->in + used, n, &req)) {
 				open = false;
+			} else if (n && req) {
+				/* requests that came together go to the pool; the
+				 * last one is served by this thread below */
+				if (last)
+					enqueue(c, last);
+				last = req;
 			}
 			used += n + 1;
 		}
-		if (len - used > MCPFS_BRIDGE_MAX_LINE) {
+		if (c->len - used > MCPFS_BRIDGE_MAX_LINE) {
 			reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
-			break;
+			open = false;
 		}
-		memmove(in, in + used, len - used);
-		len -= used;
+		memmove(c->in, c->in + used, c->len - used);
+		c->len -= used;
 	}
-	free(in);
-	/* The client ended: replies in flight still go out. We ended it: the
-	 * client sees the end at once. */
-	shutdown(c->fd, r <= 0 && open ? SHUT_RD : SHUT_RDWR);
-	pthread_mutex_lock(&b->lock);
-	c->reader_done = true;
-	pthread_cond_broadcast(&b->idle);
-	pthread_mutex_unlock(&b->lock);
-	return NULL;
-}
-
-/* Join readers that finished; with @all, end every connection and wait for
- * each reader. Called with b->lock held. */
-static void reap_readers_locked(struct bridge *b, bool all)
-{
-	struct conn *c;
-	bool running;
-
-	for (;;) {
-		running = false;
-		for (c = b->conns; c; c = c->next) {
-			if (c->reader_done && !c->reader_joined)
-				break;
-			if (!c->reader_joined) {
-				running = true;
-				if (all)
-					shutdown(c->fd, SHUT_RDWR);
-			}
-		}
-		if (c) {
-			c->reader_joined = true;
-			pthread_mutex_unlock(&b->lock);
-			pthread_join(c->reader, NULL);
-			pthread_mutex_lock(&b->lock);
-			conn_put_locked(c);
-			continue;
-		}
-		if (!all || !running)
-			return;
-		pthread_cond_wait(&b->idle, &b->lock);
+	if (!open || eof) {
+		/* The client ended: replies in flight still go out. We ended
+		 * it: the client sees the end at once. */
+		shutdown(c->fd, eof && open ? SHUT_RD : SHUT_RDWR);
+		free(c->in);
+		c->in = NULL;
+		c->cap = c->len = 0;
 	}
+	if (!last)
+		return;
+	/* From here on the buffer belongs to the next read job. */
+	if (open && !eof && enqueue(c, NULL) < 0)
+		shutdown(c->fd, SHUT_RD);
+	handle(c, last);
+	json_decref(last);
 }
 
 static void *acceptor_main(void *arg)
@@ -508,7 +512,6 @@ static void *acceptor_main(void *arg)
 		if (fd < 0)
 			continue;
 		pthread_mutex_lock(&b->lock);
-		reap_readers_locked(b, false);
 		if (b->nconns >= BRIDGE_MAX_CONNS || !(c = calloc(1, sizeof(*c)))) {
 			pthread_mutex_unlock(&b->lock);
 			close(fd);
@@ -516,18 +519,15 @@ static void *acceptor_main(void *arg)
 		}
 		c->b = b;
 		c->fd = fd;
-		c->refs = 1;
+		c->refs = 1; /* held until the read job is queued */
 		pthread_mutex_init(&c->wlock, NULL);
-		if (pthread_create(&c->reader, NULL, reader_main, c)) {
-			pthread_mutex_destroy(&c->wlock);
-			free(c);
-			close(fd);
-			pthread_mutex_unlock(&b->lock);
-			continue;
-		}
 		c->next = b->conns;
 		b->conns = c;
 		b->nconns++;
+		pthread_mutex_unlock(&b->lock);
+		enqueue(c, NULL);
+		pthread_mutex_lock(&b->lock);
+		conn_put_locked(c);
 		pthread_mutex_unlock(&b->lock);
 	}
 	return NULL;
@@ -707,7 +707,15 @@ void bridge_stop(struct bridge *b)
 	close(b->lfd);
 	unlink(b->path);
 	pthread_mutex_lock(&b->lock);
-	reap_readers_locked(b, true);
+	/* End every connection: blocked reads return, read jobs end, calls
+	 * in flight finish and drop their references. */
+	while (b->conns) {
+		struct conn *c;
+
+		for (c = b->conns; c; c = c->next)
+			shutdown(c->fd, SHUT_RDWR);
+		pthread_cond_wait(&b->idle, &b->lock);
+	}
 	while (b->head || b->njobs_running)
 		pthread_cond_wait(&b->idle, &b->lock);
 	b->stopping = true;

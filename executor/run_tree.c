@@ -63,7 +63,8 @@ static bool mount_allows_others(const char *mp)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
 		n = 0;
-		for (t = strtok_r(line, " \n", &save); t && n < 64; t = strtok_r(NULL, " \n", &save))
+		for (t = strtok_r(line, " \n", &save); t && n < 64;
+		     t = strtok_r(NULL, " \n", &save))
 			tok[n++] = t;
 		if (n < 5 || strcmp(tok[4], mp))
 			continue;

@@ -64,7 +64,7 @@ json_t *catalog_cache_load(const char *path, const char *hash, double max_age_s,
 
 	if (max_age_s < 0 || fsx_read(path, CATALOG_CACHE_MAX, &text, NULL))
 		return NULL;
-	root = json_loads(text, 0, NULL);
+	root = json_loads(text, JSON_ALLOW_NUL, NULL);
 	free(text);
 	h = json_string_value(json_object_get(root, "config_hash"));
 	saved = json_number_value(json_object_get(root, "saved_at"));

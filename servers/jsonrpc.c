@@ -106,7 +106,7 @@ json_t *jsonrpc_decode(const char *text, size_t len, struct err *err)
 	json_t *msg, *v;
 	size_t i;
 
-	msg = json_loadb(text, len, 0, &je);
+	msg = json_loadb(text, len, JSON_ALLOW_NUL, &je);
 	if (!msg) {
 		err_set(err, 1, "%d:%d: %s", je.line, je.column, je.text);
 		return NULL;

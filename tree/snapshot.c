@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tree_snapshot *tree_snapshot_new(struct hub *h, unsigned langs,
-					const struct cg_templates *t, struct err *err)
+struct tree_snapshot *tree_snapshot_new(struct hub *h, unsigned langs, const struct cg_templates *t,
+					struct err *err)
 {
 	struct tree_snapshot *s = calloc(1, sizeof(*s));
 	struct hub_server_info info;
@@ -36,7 +36,9 @@ struct tree_snapshot *tree_snapshot_new(struct hub *h, unsigned langs,
 		} else {
 			memset(&info, 0, sizeof(info));
 			hub_info(h, names[i], &info);
-			s->why[i] = strdup(e.text[0] ? e.text : info.why[0] ? info.why : "unreachable");
+			s->why[i] = strdup(e.text[0]	 ? e.text
+					   : info.why[0] ? info.why
+							 : "unreachable");
 			s->servers[i] = cg_server_new(s->root, i, NULL, s->why[i],
 						      info.log_tail[0] ? info.log_tail : NULL);
 			s->nunreachable++;

@@ -11,12 +11,12 @@
 #include "../servers/hub.h"
 
 struct tree_snapshot {
-	struct cg_root *root;         /* owned */
-	struct cg_server **servers;   /* owned; one per cg_root server, same order */
-	char **why;                   /* owned; why[i] one line when server i failed, else NULL */
+	struct cg_root *root;	    /* owned */
+	struct cg_server **servers; /* owned; one per cg_root server, same order */
+	char **why;		    /* owned; why[i] one line when server i failed, else NULL */
 	size_t nservers;
-	size_t ntools;                /* over the servers that answered */
-	size_t nunreachable;          /* servers whose catalog could not be had */
+	size_t ntools;	     /* over the servers that answered */
+	size_t nunreachable; /* servers whose catalog could not be had */
 };
 
 /* Take every server's catalog from @h (hub_tools, which starts servers as
@@ -24,8 +24,8 @@ struct tree_snapshot {
  * that fails still gets a folder whose README says why. @t is borrowed and
  * must outlive the snapshot. Returns a new snapshot, or NULL with @err when
  * memory runs out. */
-struct tree_snapshot *tree_snapshot_new(struct hub *h, unsigned langs,
-					const struct cg_templates *t, struct err *err);
+struct tree_snapshot *tree_snapshot_new(struct hub *h, unsigned langs, const struct cg_templates *t,
+					struct err *err);
 void tree_snapshot_free(struct tree_snapshot *s); /* accepts NULL */
 
 #endif

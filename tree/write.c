@@ -59,7 +59,8 @@ static int write_file(struct writer *w, int dirfd, const char *name, const char 
 			continue;
 		if (n < 0) {
 			rc = -errno;
-			err_set(w->err, EXIT_FAILED, "write(%s/%s): %s", w->where, shown, strerror(-rc));
+			err_set(w->err, EXIT_FAILED, "write(%s/%s): %s", w->where, shown,
+				strerror(-rc));
 			break;
 		}
 		p += n;
@@ -169,12 +170,13 @@ static int write_dir(struct writer *w, int dirfd, const char *dir)
 }
 
 /* Is the existing @name (in @parentfd) ours to replace? Empty, or holding
- * nothing but what a tree has at its top. */
+ * nothing but what a tree has at its top, shims included. */
 static int replaceable(int parentfd, const char *name, bool *exists, struct err *err,
 		       const char *shown)
 {
 	struct stat st;
 	struct dirent *d;
+	size_t entries = 0;
 	DIR *dir;
 	int fd, rc = 0;
 
@@ -197,14 +199,26 @@ static int replaceable(int parentfd, const char *name, bool *exists, struct err 
 		return err_set(err, EXIT_FAILED, "opendir(%s): %s", shown, strerror(-rc)), rc;
 	}
 	while ((d = readdir(dir))) {
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
-		    !strcmp(d->d_name, "README.md") || !strcmp(d->d_name, "servers"))
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		entries++;
+		if (!strcmp(d->d_name, "README.md") || !strcmp(d->d_name, "servers"))
 			continue;
 		err_set(err, EXIT_USAGE,
 			"%s holds %s, so it is not a generated tree: not replacing it", shown,
 			d->d_name);
 		rc = -EEXIST;
 		break;
+	}
+	/* Not empty: a tree has the shims in servers/ (a README.md alone may be
+	 * a project's own). */
+	if (!rc && entries && faccessat(dirfd(dir), "servers/_runtime.py", F_OK, 0) &&
+	    faccessat(dirfd(dir), "servers/_runtime.ts", F_OK, 0)) {
+		err_set(err, EXIT_USAGE,
+			"%s has no servers/_runtime.py or .ts, so it is not a generated tree: not "
+			"replacing it",
+			shown);
+		rc = -EEXIST;
 	}
 	closedir(dir);
 	return rc;
@@ -213,16 +227,19 @@ static int replaceable(int parentfd, const char *name, bool *exists, struct err 
 int tree_write(const struct tree_snapshot *s, const char *dir, struct tree_write_stats *stats,
 	       struct err *err)
 {
-	char path[PATH_MAX], parent[PATH_MAX], tmpname[NAME_MAX + 1], tmppath[PATH_MAX + NAME_MAX + 2];
+	char path[PATH_MAX], parent[PATH_MAX], tmpname[NAME_MAX + 1],
+	    tmppath[PATH_MAX + NAME_MAX + 2];
 	struct writer w = {.s = s, .err = err};
 	const char *base, *slash;
-	int parentfd = -1, tmpfd = -1, rc;
+	int parentfd = -1, tmpfd = -1, rc, attempt;
 	bool exists, made = false;
+	struct timespec ts;
 	size_t len;
 
 	len = strlen(dir);
 	if (!len || len >= sizeof(path))
-		return err_set(err, EXIT_USAGE, "--out: the folder name is empty or too long"), -EINVAL;
+		return err_set(err, EXIT_USAGE, "--out: the folder name is empty or too long"),
+		       -EINVAL;
 	memcpy(path, dir, len + 1);
 	while (len > 1 && path[len - 1] == '/')
 		path[--len] = '\0';
@@ -235,7 +252,8 @@ int tree_write(const struct tree_snapshot *s, const char *dir, struct tree_write
 	else
 		snprintf(parent, sizeof(parent), ".");
 	if (!component_ok(base))
-		return err_set(err, EXIT_USAGE, "--out %s: name a folder, not . or ..", dir), -EINVAL;
+		return err_set(err, EXIT_USAGE, "--out %s: name a folder, not . or ..", dir),
+		       -EINVAL;
 	rc = fsx_mkdirs(parent, 0755);
 	if (rc)
 		return err_set(err, EXIT_FAILED, "mkdir -p %s: %s", parent, strerror(-rc)), rc;
@@ -247,19 +265,30 @@ int tree_write(const struct tree_snapshot *s, const char *dir, struct tree_write
 	rc = replaceable(parentfd, base, &exists, err, path);
 	if (rc)
 		goto out_close;
-	snprintf(tmpname, sizeof(tmpname), ".%.200s.mcpfs-%ld-%ld", base, (long)getpid(),
-		 (long)time(NULL));
+	buf_init(&w.b, FILE_MAX);
+	/* A fresh name: several writers (exec runs of one daemon) may build the
+	 * same tree at once. */
+	for (attempt = 0; attempt < 100; attempt++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		snprintf(tmpname, sizeof(tmpname), ".%.200s.mcpfs-%ld-%ld-%d", base, (long)getpid(),
+			 (long)ts.tv_nsec, attempt);
+		rc = mkdirat(parentfd, tmpname, 0755) < 0 ? -errno : 0;
+		if (rc != -EEXIST)
+			break;
+	}
 	snprintf(tmppath, sizeof(tmppath), "%s/%s", parent, tmpname);
 	w.where = tmppath;
-	buf_init(&w.b, FILE_MAX);
-	if (mkdirat(parentfd, tmpname, 0755) < 0 ||
-	    (tmpfd = openat(parentfd, tmpname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
-		    0) {
-		rc = -errno;
+	if (rc) {
 		err_set(err, EXIT_FAILED, "mkdirat(%s): %s", tmppath, strerror(-rc));
 		goto out_free;
 	}
 	made = true;
+	tmpfd = openat(parentfd, tmpname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (tmpfd < 0) {
+		rc = -errno;
+		err_set(err, EXIT_FAILED, "open(%s): %s", tmppath, strerror(-rc));
+		goto out_free;
+	}
 	if (fchmod(tmpfd, 0755) < 0) {
 		rc = -errno;
 		err_set(err, EXIT_FAILED, "fchmod(%s): %s", tmppath, strerror(-rc));

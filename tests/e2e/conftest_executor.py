@@ -3,6 +3,7 @@ that the host is left as it was (no cgroups, processes, mounts or run
 folders left behind)."""
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -77,15 +78,53 @@ def _jail_like_mounts():
     return sorted(out)
 
 
+def _ours(pid: int, root: Path) -> bool:
+    """A jailed process of this test: its mcpfs runs with our data root, or
+    it has no mcpfs any more (orphaned: a leak whoever started it)."""
+    try:
+        ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        if ppid == 1:
+            return True
+        return f"MCPFS_ROOT={root}".encode() in Path(f"/proc/{ppid}/environ").read_bytes()
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def jail_pids_of(root: Path):
+    """Jailed processes of runs under data root @root (or orphaned)."""
+    return [p for p in jail_pids() if _ours(p, root)]
+
+
+def _leaks(root: Path, cgroups_before: set):
+    pids = jail_pids_of(root)
+    groups = []
+    for g in set(_cgroups()) - cgroups_before:
+        try:
+            procs = [int(x) for x in Path(g, "cgroup.procs").read_text().split()]
+        except OSError:
+            continue  # removed meanwhile
+        # empty and left behind, or holding our processes; a group with
+        # another test session's processes is theirs
+        if not procs or any(_ours(p, root) for p in procs):
+            groups.append(g)
+    return pids, groups
+
+
 @pytest.fixture
 def host_unchanged(mcpfs):
-    """Asserts after the test that the jail left nothing behind on the host."""
-    before = (set(_cgroups()), _jail_like_mounts())
+    """Asserts after the test that the jail left nothing behind on the host.
+    Other test sessions may run jails at the same time: only what belongs to
+    this test's data root, or to nobody, counts."""
+    cgroups_before, mounts_before = set(_cgroups()), _jail_like_mounts()
     yield
-    assert jail_pids() == [], "jailed processes outlived their run"
-    # stale groups of killed runs may be swept meanwhile: only new ones count
-    assert set(_cgroups()) <= before[0], "cgroups left behind"
-    assert _jail_like_mounts() == before[1], "mounts leaked from the jail"
+    for _ in range(40):  # a killed process may take a moment to be reaped
+        pids, groups = _leaks(mcpfs.root, cgroups_before)
+        if not pids and not groups:
+            break
+        time.sleep(0.05)
+    assert pids == [], "jailed processes outlived their run"
+    assert groups == [], f"cgroups left behind: {groups}"
+    assert _jail_like_mounts() == mounts_before, "mounts leaked from the jail"
     run = mcpfs.root / "run"
     left = [p.name for p in run.iterdir() if p.name.startswith("exec-")] if run.exists() else []
     assert left == [], f"run folders left behind: {left}"

@@ -138,6 +138,11 @@ def test_usage_errors_and_foreign_folders(mcpfs, tmp_path):
     assert "not a generated tree" in p.stderr
     assert (mine / "notes.txt").read_text() == "precious"
     assert sorted(os.listdir(mine)) == ["notes.txt"]
+    readme_only = tmp_path / "project"
+    readme_only.mkdir()
+    (readme_only / "README.md").write_text("my project")
+    assert "not a generated tree" in generate(mcpfs, readme_only, check=2).stderr
+    assert (readme_only / "README.md").read_text() == "my project"
     assert "usage" in mcpfs.run("generate", "--help", check=0).stdout
 
 

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from conftest_executor import (JAIL_HOST_UID, exec_config, host_unchanged,  # noqa: F401
-                               jail_pids, run_code)
+                               jail_pids_of, run_code)
 
 PY_TOOLS = """
 from servers.everything import get_sum
@@ -170,7 +170,7 @@ def test_posture_from_outside(mcpfs, host_unchanged):  # noqa: F811
                             env={**mcpfs.env})
     try:
         assert proc.stdout.readline() == "up\n"
-        pids = [Path(f"/proc/{pid}") for pid in jail_pids()]
+        pids = [Path(f"/proc/{pid}") for pid in jail_pids_of(mcpfs.root)]
         assert len(pids) == 1, pids
         status = dict(line.split(":\t", 1) for line in
                       (pids[0] / "status").read_text().splitlines() if ":\t" in line)
@@ -198,7 +198,7 @@ def test_killed_mcpfs_takes_jail_along(mcpfs):
     proc.kill()
     proc.wait()
     for _ in range(100):
-        if not jail_pids():
+        if not jail_pids_of(mcpfs.root):
             break
         time.sleep(0.05)
     else:

@@ -32,8 +32,8 @@ static int render(const struct cg_server *s, const char *file, struct buf *b)
 	return cg_server_render(s, file, b);
 }
 
-static void compare(const struct cg_server *s, const char *dir, const char *ident,
-		    const char *ext, const char *name)
+static void compare(const struct cg_server *s, const char *dir, const char *ident, const char *ext,
+		    const char *name)
 {
 	char file[512], path[4096];
 	struct buf a, b;

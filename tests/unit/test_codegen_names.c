@@ -27,26 +27,27 @@ static int passed, failed;
 static const struct {
 	const char *name, *ident;
 } bases[] = {
-	{"get-sum", "get_sum"},
-	{"getUser", "get_user"},
-	{"GetUser", "get_user"},
-	{"HTTPServer", "httpserver"},
-	{"class", "class_"},
-	{"from", "from_"},
-	{"default", "default_"},
-	{"__init__", "init"},
-	{"index", "index_"},
-	{"README", "readme_"},
-	{"list", "list_"},
-	{"await", "await_"},
-	{"3d-render", "tool_3d_render"},
-	{"\xf0\x9f\x9a\x80", "tool_1f680"},
-	{"../../etc/passwd", "etc_passwd"},
-	{"a/b\\c", "a_b_c"},
-	{"..", "tool_2e_2e"},
-	{"", "tool"},
-	{" spaces here ", "spaces_here"},
-	{"caf\xc3\xa9 menu", "caf_menu"},
+    {"get-sum", "get_sum"},
+    {"getUser", "get_user"},
+    {"GetUser", "get_user"},
+    {"HTTPServer", "httpserver"},
+    {"class", "class_"},
+    {"from", "from_"},
+    {"default", "default_"},
+    {"__init__", "init"},
+    {"index", "index_"},
+    {"README", "readme_"},
+    {"list", "list_"},
+    {"await", "await_"},
+    {"annotations", "annotations_"},
+    {"3d-render", "tool_3d_render"},
+    {"\xf0\x9f\x9a\x80", "tool_1f680"},
+    {"../../etc/passwd", "etc_passwd"},
+    {"a/b\\c", "a_b_c"},
+    {"..", "tool_2e_2e"},
+    {"", "tool"},
+    {" spaces here ", "spaces_here"},
+    {"caf\xc3\xa9 menu", "caf_menu"},
 };
 
 static void test_bases(void)
@@ -81,7 +82,8 @@ static void test_collisions(void)
 		rev[i] = names[4 - i];
 	CHECK(cg_idents_assign(rev, 5, "tool", out2) == 0, "assign reversed");
 	for (i = 0; i < 5; i++) {
-		CHECK(!strcmp(out[i], want[i]), "'%s' -> '%s', want '%s'", names[i], out[i], want[i]);
+		CHECK(!strcmp(out[i], want[i]), "'%s' -> '%s', want '%s'", names[i], out[i],
+		      want[i]);
 		CHECK(!strcmp(out2[4 - i], out[i]), "order changed '%s': '%s' vs '%s'", names[i],
 		      out2[4 - i], out[i]);
 	}
@@ -109,11 +111,10 @@ static void test_escapes(void)
 
 	buf_init(&b, 1 << 20);
 	CHECK(cg_py_doc(&b, evil, "    ") == 0 && !strstr(b.data, "\"\"\"") &&
-		      !strcmp(b.data + b.len - 2, "\\\"") && !strchr(b.data, '\r'),
+		  !strcmp(b.data + b.len - 2, "\\\"") && !strchr(b.data, '\r'),
 	      "py docstring: %s", b.data);
 	buf_reset(&b);
-	CHECK(cg_py_doc_n(&b, "x\0y", 3, "") == 0 && !strcmp(b.data, "x\\x00y"), "NUL: %s",
-	      b.data);
+	CHECK(cg_py_doc_n(&b, "x\0y", 3, "") == 0 && !strcmp(b.data, "x\\x00y"), "NUL: %s", b.data);
 	buf_reset(&b);
 	CHECK(cg_ts_doc(&b, evil, "") == 0 && !strstr(b.data, "*/") && !strchr(b.data, '\r'),
 	      "jsdoc: %s", b.data);
@@ -122,7 +123,7 @@ static void test_escapes(void)
 	      "py str: %s", b.data);
 	buf_reset(&b);
 	CHECK(cg_ts_str(&b, "q\"\xf0\x9f\x9a\x80") == 0 &&
-		      !strcmp(b.data, "\"q\\\"\\ud83d\\ude80\""),
+		  !strcmp(b.data, "\"q\\\"\\ud83d\\ude80\""),
 	      "ts str: %s", b.data);
 	buf_reset(&b);
 	CHECK(cg_md_line(&b, "one\n`two`\tthree", 100) == 0 && !strcmp(b.data, "one 'two' three"),
@@ -154,12 +155,13 @@ static void test_root_and_server(void)
 	      cg_root_server_ident(r, 2));
 	CHECK(cg_root_find(r, "weird_name") == 1 && cg_root_find(r, "nope") == -1, "find");
 	CHECK(cg_root_list(r, "", &e, &n) == 0 && n == 2, "top entries");
-	CHECK(cg_root_list(r, "servers", &e, &n) == 0 && n == 6 && !strcmp(e[3].name, "everything") &&
-		      e[3].is_dir,
+	CHECK(cg_root_list(r, "servers", &e, &n) == 0 && n == 6 &&
+		  !strcmp(e[3].name, "everything") && e[3].is_dir,
 	      "servers entries");
 	CHECK(cg_root_list(r, "x", &e, &n) == -ENOENT, "unknown folder");
 	buf_init(&b, 1 << 20);
-	CHECK(cg_root_render(r, "README.md", &b) == 0 && strstr(b.data, "servers/weird_name/"),
+	CHECK(cg_root_render(r, "README.md", &b) == 0 &&
+		  strstr(b.data, "- `weird_name` (configured as \"Weird Name\")"),
 	      "root README");
 	buf_reset(&b);
 	CHECK(cg_root_render(r, "servers/_runtime.py", &b) == 0 && strstr(b.data, "def call_tool"),
@@ -174,13 +176,13 @@ static void test_root_and_server(void)
 	if (ok) {
 		CHECK(cg_server_list(ok, &e, &n) == 0 && n == 9, "entries %zu", n);
 		CHECK(!strcmp(e[0].name, "README.md") && !strcmp(e[1].name, "__init__.py") &&
-			      !strcmp(e[2].name, "get_sum.json"),
+			  !strcmp(e[2].name, "get_sum.json"),
 		      "sorted entries");
 		CHECK(!strcmp(cg_server_tool_name(ok, "get_sum"), "get-sum"), "tool name");
 		CHECK(cg_server_tool_name(ok, "get") == NULL, "prefix is no match");
 		buf_reset(&b);
 		CHECK(cg_server_render(ok, "get_sum.ts", &b) == 0 &&
-			      strstr(b.data, "export async function get_sum("),
+			  strstr(b.data, "export async function get_sum("),
 		      "ts");
 		CHECK(cg_server_render(ok, "get_sum.rb", &b) == -ENOENT, "unknown extension");
 		CHECK(cg_server_render(ok, "nope.py", &b) == -ENOENT, "unknown tool");
@@ -190,8 +192,8 @@ static void test_root_and_server(void)
 	if (bad) {
 		CHECK(cg_server_list(bad, &e, &n) == 0 && n == 1, "only a README");
 		buf_reset(&b);
-		CHECK(cg_server_render(bad, "README.md", &b) == 0 && strstr(b.data, "spawn failed") &&
-			      strstr(b.data, "    line three"),
+		CHECK(cg_server_render(bad, "README.md", &b) == 0 &&
+			  strstr(b.data, "spawn failed") && strstr(b.data, "    line three"),
 		      "failed README: %s", b.data);
 		CHECK(cg_server_render(bad, "__init__.py", &b) == -ENOENT, "no package");
 	}
@@ -223,7 +225,7 @@ static void test_templates(void)
 	r = t ? cg_root_new(names, 1, CG_LANG_PY, t) : NULL;
 	buf_init(&b, 1 << 20);
 	CHECK(r && cg_root_render(r, "README.md", &b) == 0 &&
-		      !strcmp(b.data, "MINE - `s`: servers/s/README.md\n{{unknown}}"),
+		  !strcmp(b.data, "MINE - `s`\n{{unknown}}"),
 	      "override: %s", b.data);
 	buf_reset(&b);
 	CHECK(r && cg_root_render(r, "servers/_runtime.py", &b) == 0, "others stay embedded");

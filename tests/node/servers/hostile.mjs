@@ -25,7 +25,7 @@ const tools = [
 	{ name: "get_user", description: "Collides with get-user.", inputSchema: obj({}) },
 	{ name: "GetUser", description: "Collides with get-user.", inputSchema: obj({}) },
 	...["class", "from", "default", "__init__", "index", "README", "list", "print", "_runtime",
-		"await", "constructor", "None", "typeof", "dict", "Promise", "str"].map((name) => ({
+		"await", "constructor", "None", "typeof", "dict", "Promise", "str", "annotations"].map((name) => ({
 		name,
 		description: `A tool named ${name}.`,
 		inputSchema: obj({ x: { type: "integer" } }),
