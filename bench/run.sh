@@ -1,16 +1,19 @@
 #!/bin/sh
-# `make bench`: every bench/*.sh entry point in turn. Each prints its figures as
-# ratios against a baseline measured in the same run; record them, with the
-# machine and the date, in BENCHMARKS.md.
+# `make bench`: every benchmark in turn. Each prints its figures as ratios
+# against a baseline measured in the same run; record them, with the machine
+# and the date, in BENCHMARKS.md.
 set -u
 cd "$(dirname "$0")/.."
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r); date: $(date -u +%Y-%m-%d)"
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r); date: $(date -u +%Y-%m-%dT%H:%MZ)"
 status=0
-for b in bench/*.sh; do
-	case $b in bench/run.sh) continue ;; esac
-	[ -f "$b" ] || continue
+run() {
 	echo
-	echo "== $b"
-	sh "$b" || { echo "$b failed"; status=1; }
-done
+	echo "== $*"
+	"$@" || { echo "failed: $*"; status=1; }
+}
+run sh bench/client_echo.sh
+run sh bench/client_catalog.sh
+run sh bench/codegen_render.sh
+run sh bench/mount_10k.sh
+run /usr/bin/python3 bench/exec_bench.py build
 exit $status

@@ -4,6 +4,7 @@
 #ifndef MCPFS_CLI_H
 #define MCPFS_CLI_H
 
+#include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
 
@@ -13,14 +14,20 @@
 
 struct cli {
 	const char *config_path; /* --config, or NULL */
-	const char *root_flag;   /* --root, or NULL */
-	char root[PATH_MAX];     /* resolved on first use by cli_root() */
-	struct config cfg;       /* loaded on first use by cli_config() */
+	const char *root_flag;	 /* --root, or NULL */
+	char root[PATH_MAX];	 /* resolved on first use by cli_root() */
+	struct config cfg;	 /* loaded on first use by cli_config() */
 	bool have_cfg;
 };
 
 /* Print "mcpfs: <text>" as one line on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print @j (stolen) as indented JSON on stdout. Returns 0, or EXIT_FAILED
+ * after printing why. */
+int cli_print_json(json_t *j);
+/* Parse @arg, the value of @cmd's option @flag, as a number in (0, @max].
+ * Returns 0, or -1 after printing why. */
+int cli_positive(const char *cmd, const char *flag, const char *arg, double max, double *out);
 /* Print @e as one line and return its status (EXIT_FAILED if unset). */
 int cli_fail(const struct err *e);
 

@@ -41,7 +41,7 @@ int cmd_bridge(struct cli *cli, int argc, char **argv)
 	};
 	const char *sock = NULL, *token = getenv(BRIDGE_ENV_TOKEN), *customer = "default";
 	const char *session = NULL, *root;
-	char tokbuf[64], sidbuf[64], *end;
+	char tokbuf[64], sidbuf[64];
 	struct bridge_opts bo = {0};
 	struct ws ws;
 	struct err e = {0};
@@ -65,11 +65,8 @@ int cmd_bridge(struct cli *cli, int argc, char **argv)
 			session = optarg;
 			break;
 		case 'T':
-			bo.call_timeout_s = strtod(optarg, &end);
-			if (*end || bo.call_timeout_s <= 0) {
-				cli_error("bridge: --timeout wants seconds > 0, not '%s'", optarg);
+			if (cli_positive("bridge", "--timeout", optarg, 86400, &bo.call_timeout_s))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			usage(stdout);

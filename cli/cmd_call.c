@@ -203,11 +203,8 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 			as_json = true;
 			break;
 		case 't':
-			o.timeout_s = strtod(optarg, &end);
-			if (*end || o.timeout_s <= 0) {
-				cli_error("call: --timeout wants a positive number of seconds");
+			if (cli_positive("call", "--timeout", optarg, 86400, &o.timeout_s))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'C':
 			o.customer = optarg;
@@ -275,11 +272,7 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 	}
 	rc = json_is_true(json_object_get(result, "isError")) ? EXIT_FAILED : 0;
 	if (as_json) {
-		char *text = json_dumps(result, JSON_INDENT(2));
-
-		if (text)
-			puts(text);
-		free(text);
+		cli_print_json(json_incref(result));
 	} else if (!rc) {
 		print_result(result);
 	}

@@ -78,19 +78,6 @@ static int lang_of(const char *name, const char *file, enum run_lang *out)
 	return 0;
 }
 
-static int positive(const char *flag, const char *arg, double max, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(arg, &end);
-	if (errno || *end || end == arg || !(*out > 0) || *out > max) {
-		cli_error("exec: %s wants a number in (0, %g], not '%s'", flag, max, arg);
-		return -1;
-	}
-	return 0;
-}
-
 int cmd_exec(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -128,11 +115,11 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 			lang = optarg;
 			break;
 		case 't':
-			if (positive("--timeout", optarg, 86400, &ro.timeout_s) < 0)
+			if (cli_positive("exec", "--timeout", optarg, 86400, &ro.timeout_s) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'm':
-			if (positive("--memory", optarg, 1 << 20, &v) < 0)
+			if (cli_positive("exec", "--memory", optarg, 1 << 20, &v) < 0)
 				return EXIT_USAGE;
 			ro.memory_mb = (unsigned)v;
 			break;

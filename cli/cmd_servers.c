@@ -65,7 +65,6 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 	bool as_json = false;
 	json_t *arr = NULL;
 	struct hub *h;
-	char *end;
 	size_t i;
 	int c;
 
@@ -75,11 +74,8 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 			as_json = true;
 			break;
 		case 't':
-			timeout = strtod(optarg, &end);
-			if (*end || timeout <= 0) {
-				cli_error("servers: --timeout wants a positive number of seconds");
+			if (cli_positive("servers", "--timeout", optarg, 86400, &timeout))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -118,14 +114,8 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 			printf("%-20s %-9s %-8s %5s  %s\n", in.name, transport_names[sc->transport],
 			       state_names[in.state], "-", in.why);
 	}
-	if (arr) {
-		char *text = json_dumps(arr, JSON_INDENT(2));
-
-		if (text)
-			puts(text);
-		free(text);
-		json_decref(arr);
-	}
+	if (arr)
+		cli_print_json(arr);
 	/* Servers may take seconds to stop: show the answer first. */
 	fflush(stdout);
 	hub_free(h);

@@ -58,20 +58,6 @@ static int parse(int argc, char **argv, struct session_args *a)
 	return 0;
 }
 
-static int print_json(json_t *j)
-{
-	char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENCODE_ANY);
-
-	json_decref(j);
-	if (!s) {
-		cli_error("out of memory");
-		return EXIT_FAILED;
-	}
-	puts(s);
-	free(s);
-	return 0;
-}
-
 static int do_list(const struct ws *ws, struct session_args *a)
 {
 	struct err e = {0};
@@ -82,7 +68,7 @@ static int do_list(const struct ws *ws, struct session_args *a)
 	if (!arr)
 		return cli_fail(&e);
 	if (a->json)
-		return print_json(arr);
+		return cli_print_json(arr);
 	json_array_foreach(arr, i, s)
 	{
 		printf("%s  started %s  %s  %lld tasks\n",
@@ -105,7 +91,7 @@ static int do_show(const struct ws *ws, struct session_args *a)
 	if (!log)
 		return cli_fail(&e);
 	if (a->json)
-		return print_json(log);
+		return cli_print_json(log);
 	printf("session:   %s\ncustomer:  %s\nstarted:   %s\nended:     %s\ntasks:     %zu\n",
 	       json_string_value(json_object_get(log, "session_id")),
 	       json_string_value(json_object_get(log, "customer_uid")),
@@ -151,7 +137,7 @@ static int do_checkpoint(const struct ws *ws, struct session_args *a)
 	if (!cp)
 		return cli_fail(&e);
 	if (a->json)
-		return print_json(cp);
+		return cli_print_json(cp);
 	if (json_is_null(cp)) {
 		printf("no checkpoint\n");
 		json_decref(cp);
@@ -176,7 +162,7 @@ static int do_end(const struct ws *ws, struct session_args *a)
 	if (session_end(ws, a->pos[1], &e) < 0)
 		return cli_fail(&e);
 	if (a->json)
-		return print_json(json_pack("{s:s, s:b}", "session_id", a->pos[1], "ended", 1));
+		return cli_print_json(json_pack("{s:s, s:b}", "session_id", a->pos[1], "ended", 1));
 	return 0;
 }
 

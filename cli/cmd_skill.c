@@ -67,20 +67,6 @@ static int parse(int argc, char **argv, struct skill_args *a)
 	return 0;
 }
 
-static int print_json(json_t *j)
-{
-	char *s = json_dumps(j, JSON_INDENT(2));
-
-	json_decref(j);
-	if (!s) {
-		cli_error("out of memory");
-		return EXIT_FAILED;
-	}
-	puts(s);
-	free(s);
-	return 0;
-}
-
 /* The stores a command reads: the customer's (unless --shared) and the shared one. */
 struct stores {
 	char customer[PATH_MAX]; /* "" with --shared */
@@ -96,8 +82,8 @@ static int do_save(struct stores *st, struct skill_args *a)
 	if (skill_save(st->target, a->pos[0], a->name, saved, &e) < 0)
 		return cli_fail(&e);
 	if (a->json)
-		return print_json(json_pack("{s:s, s:s}", "name", saved, "scope",
-					    a->shared ? "shared" : "customer"));
+		return cli_print_json(json_pack("{s:s, s:s}", "name", saved, "scope",
+						a->shared ? "shared" : "customer"));
 	printf("%s/%s\n", st->target, saved);
 	return 0;
 }
@@ -117,7 +103,7 @@ static int do_list(struct stores *st, struct skill_args *a)
 	}
 	json_decref(sh);
 	if (a->json)
-		return print_json(all);
+		return cli_print_json(all);
 	json_array_foreach(all, i, s)
 	{
 		json_t *err = json_object_get(s, "error");
@@ -149,7 +135,7 @@ static int do_show(struct stores *st, struct skill_args *a)
 	if (!sk)
 		return cli_fail(&e);
 	if (a->json)
-		return print_json(sk);
+		return cli_print_json(sk);
 	printf("name:        %s\nscope:       %s\ndescription: %s\nfiles:\n",
 	       json_string_value(json_object_get(sk, "name")),
 	       json_string_value(json_object_get(sk, "scope")),

@@ -79,7 +79,6 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 	json_t *arr = NULL, *tools;
 	int c, rc = 0;
 	struct hub *h;
-	char *end;
 	size_t i;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -88,11 +87,8 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 			as_json = true;
 			break;
 		case 't':
-			timeout = strtod(optarg, &end);
-			if (*end || timeout <= 0) {
-				cli_error("tools: --timeout wants a positive number of seconds");
+			if (cli_positive("tools", "--timeout", optarg, 86400, &timeout))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -142,14 +138,8 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 		emit(name, tools, arr);
 		json_decref(tools);
 	}
-	if (arr) {
-		char *text = json_dumps(arr, JSON_INDENT(2));
-
-		if (text)
-			puts(text);
-		free(text);
-		json_decref(arr);
-	}
+	if (arr)
+		cli_print_json(arr);
 	/* Servers may take seconds to stop: show the answer first. */
 	fflush(stdout);
 	hub_free(h);

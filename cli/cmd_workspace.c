@@ -122,20 +122,6 @@ static int parse(int argc, char **argv, struct ws_args *a)
 	return 0;
 }
 
-static int print_json(json_t *j)
-{
-	char *s = json_dumps(j, JSON_INDENT(2));
-
-	json_decref(j);
-	if (!s) {
-		cli_error("out of memory");
-		return EXIT_FAILED;
-	}
-	puts(s);
-	free(s);
-	return 0;
-}
-
 static int need_customer(const struct ws_args *a, const char *verb)
 {
 	if (a->npos == 1)
@@ -171,7 +157,7 @@ static int do_create(struct cli *cli, const char *root, struct ws_args *a)
 	if (ws_create(root, a->pos[0], &q, &ws, &e) < 0)
 		return cli_fail(&e);
 	if (a->json)
-		return print_json(json_pack(
+		return cli_print_json(json_pack(
 		    "{s:s, s:s, s:{s:I, s:I, s:s}}", "customer", ws.customer, "path", ws.dir,
 		    "quota", "bytes", (json_int_t)q.bytes, "files", (json_int_t)q.files, "mode",
 		    q.mode == WS_QUOTA_IMAGE ? "ext4-image" : "none"));
@@ -194,7 +180,7 @@ static int do_list(struct cli *cli, const char *root, struct ws_args *a)
 	if (!arr)
 		return cli_fail(&e);
 	if (a->json)
-		return print_json(arr);
+		return cli_print_json(arr);
 	for (i = 0; i < json_array_size(arr); i++)
 		puts(json_string_value(json_array_get(arr, i)));
 	json_decref(arr);
@@ -269,7 +255,7 @@ static int do_show(struct cli *cli, const char *root, struct ws_args *a)
 	if (!j)
 		return cli_fail(&e);
 	if (a->json)
-		return print_json(j);
+		return cli_print_json(j);
 	q = json_object_get(j, "quota");
 	u = json_object_get(j, "usage");
 	printf("customer:  %s\npath:      %s\n", ws.customer, ws.dir);
@@ -352,7 +338,7 @@ static int do_gc(struct cli *cli, const char *root, struct ws_args *a)
 		return cli_fail(&e);
 	}
 	if (a->json)
-		return print_json(out);
+		return cli_print_json(out);
 	json_decref(out);
 	return 0;
 }

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,16 +13,16 @@ static const struct command {
 	int (*run)(struct cli *cli, int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{"servers", cmd_servers, "configured servers, state, tool counts"},
-	{"tools", cmd_tools, "tools of every server, or of one"},
-	{"call", cmd_call, "call one tool"},
-	{"generate", cmd_generate, "write the tree of importable code files"},
-	{"mount", cmd_mount, "mount the tree with FUSE"},
-	{"exec", cmd_exec, "run agent code in the jail"},
-	{"bridge", cmd_bridge, "serve tool calls to generated code on a unix socket"},
-	{"workspace", cmd_workspace, "per-customer workspaces"},
-	{"session", cmd_session, "session logs and checkpoints"},
-	{"skill", cmd_skill, "per-customer skills"},
+    {"servers", cmd_servers, "configured servers, state, tool counts"},
+    {"tools", cmd_tools, "tools of every server, or of one"},
+    {"call", cmd_call, "call one tool"},
+    {"generate", cmd_generate, "write the tree of importable code files"},
+    {"mount", cmd_mount, "mount the tree with FUSE"},
+    {"exec", cmd_exec, "run agent code in the jail"},
+    {"bridge", cmd_bridge, "serve tool calls to generated code on a unix socket"},
+    {"workspace", cmd_workspace, "per-customer workspaces"},
+    {"session", cmd_session, "session logs and checkpoints"},
+    {"skill", cmd_skill, "per-customer skills"},
 };
 
 static void usage(FILE *f)
@@ -55,6 +56,33 @@ void cli_error(const char *fmt, ...)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	fprintf(stderr, "mcpfs: %s\n", line);
+}
+
+int cli_print_json(json_t *j)
+{
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_ENCODE_ANY);
+
+	json_decref(j);
+	if (!text) {
+		cli_error("out of memory");
+		return EXIT_FAILED;
+	}
+	puts(text);
+	free(text);
+	return 0;
+}
+
+int cli_positive(const char *cmd, const char *flag, const char *arg, double max, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (errno || *end || end == arg || !(*out > 0) || *out > max) {
+		cli_error("%s: %s wants a number in (0, %g], not '%s'", cmd, flag, max, arg);
+		return -1;
+	}
+	return 0;
 }
 
 int cli_fail(const struct err *e)
@@ -111,10 +139,10 @@ struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"root", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"config", required_argument, NULL, 'c'},
+	    {"root", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct cli cli = {0};
 	size_t i;

@@ -65,9 +65,9 @@ int cg_root_render(const struct cg_root *r, const char *relpath, struct buf *out
 
 /* One server's folder. @tools is the array of MCP Tool objects (borrowed; each
  * Tool object is kept by reference, not copied: a catalog is never modified
- * once built, and a 10,000-tool catalog would otherwise be held twice), or NULL when the catalog cannot be had,
- * in which case @status says why in one line (and @detail, may be NULL, the
- * server log's last lines) and the folder holds only a README saying so. */
+ * once built, and a 10,000-tool catalog would otherwise be held twice), or NULL when the catalog
+ * cannot be had, in which case @status says why in one line (and @detail, may be NULL, the server
+ * log's last lines) and the folder holds only a README saying so. */
 struct cg_server;
 struct cg_server *cg_server_new(const struct cg_root *r, size_t server_index, json_t *tools,
 				const char *status, const char *detail);

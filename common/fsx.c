@@ -11,19 +11,16 @@
 #include <unistd.h>
 #include <ftw.h>
 
-int fsx_read(const char *path, size_t max, char **out, size_t *len)
+int fsx_read_fd(int fd, size_t max, char **out, size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	char *data, *p;
 	ssize_t r;
-	int fd, rc = -ENOMEM;
+	int rc = -ENOMEM;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	data = malloc(cap);
 	if (!data)
-		goto out_close;
+		return rc;
 	for (;;) {
 		if (n + 1 >= cap) {
 			if (cap > max + 1) {
@@ -55,25 +52,36 @@ int fsx_read(const char *path, size_t max, char **out, size_t *len)
 	*out = data;
 	if (len)
 		*len = n;
-	close(fd);
 	return 0;
 out_free:
 	free(data);
-out_close:
+	return rc;
+}
+
+int fsx_read(const char *path, size_t max, char **out, size_t *len)
+{
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = fsx_read_fd(fd, max, out, len);
 	close(fd);
 	return rc;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+int fsx_write_all(int fd, const void *p, size_t n)
 {
+	const char *c = p;
+
 	while (n) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = write(fd, c, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		p += w;
+		c += w;
 		n -= (size_t)w;
 	}
 	return 0;
@@ -113,7 +121,7 @@ int fsx_write_atomic(const char *path, const void *data, size_t len, mode_t mode
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
 		return -errno;
-	rc = write_all(fd, data, len);
+	rc = fsx_write_all(fd, data, len);
 	if (!rc && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)

@@ -10,6 +10,12 @@
  * Returns 0 or -errno (-E2BIG past @max); *out is set only on success. */
 int fsx_read(const char *path, size_t max, char **out, size_t *len);
 
+/* The same from an open descriptor (borrowed: not closed). */
+int fsx_read_fd(int fd, size_t max, char **out, size_t *len);
+
+/* write(2) all @n bytes, retrying on EINTR and short writes. 0 or -errno. */
+int fsx_write_all(int fd, const void *p, size_t n);
+
 /* Write @len bytes to @path atomically: a temp file beside it, fsync, rename,
  * fsync of the folder. A crash at any instant leaves the old file or the new
  * one, never a mix. Returns 0 or -errno. */

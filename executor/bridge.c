@@ -102,10 +102,19 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* A string member without an embedded NUL (which C would silently cut), or NULL. */
+static const char *plain_string(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	const char *s = json_string_value(v);
+
+	return s && strlen(s) == json_string_length(v) ? s : NULL;
+}
+
 static json_t *m_tools_call(struct bridge *b, json_t *params, int *code, struct err *err)
 {
-	const char *server = json_string_value(json_object_get(params, "server"));
-	const char *tool = json_string_value(json_object_get(params, "name"));
+	const char *server = plain_string(params, "server");
+	const char *tool = plain_string(params, "name");
 	json_t *args = json_object_get(params, "arguments");
 	struct hub_call_opts o = {0};
 	json_t *res, *rec;

@@ -13,7 +13,7 @@
 
 /* Inside the jail. */
 #define JAIL_WORKSPACE "/workspace"  /* the customer's workspace, read-write, the cwd */
-#define JAIL_SKILLS "/skills"	     /* the customer's skills, read-only */
+#define JAIL_SKILLS "/skills"	     /* the customer's skills, read-write; shared ones in shared/ */
 #define JAIL_TREE "/mcp"	     /* the tool tree (README.md, servers/), read-only */
 #define JAIL_CODE_DIR "/run/code"    /* the program, with the tree's servers/ beside it */
 #define JAIL_BRIDGE_DIR "/run/mcpfs" /* the run's bridge socket folder */

@@ -49,6 +49,7 @@ struct run {
 	char id[64];
 	char session[WS_ID_MAX + 1];
 	char tree[4096], tree_servers[4200];
+	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
 	char dir[4096], sock[4200];
 	char token[64], env_token[128];
 	char rt_paths[RUN_MAX_FILES][128]; /* jail paths of the runtime files */
@@ -250,16 +251,14 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	const char *ts_argv[] = {"/usr/bin/node", "--import",
 				 "file://" JAIL_RUNTIME_DIR "/register.mjs",
 				 JAIL_CODE_DIR "/main.ts", NULL};
-	const char *envp[] = {"PATH=/usr/bin:/bin",
-			      "HOME=/tmp",
-			      "LANG=C.UTF-8",
-			      BRIDGE_ENV_SOCKET "=" JAIL_BRIDGE_DIR "/bridge.sock",
-			      r->env_token,
-			      "PYTHONPATH=" JAIL_TREE,
-			      NULL};
+	const char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8",
+			      BRIDGE_ENV_SOCKET "=" JAIL_BRIDGE_DIR "/bridge.sock", r->env_token,
+			      /* "/" makes /skills importable as the package skills */
+			      "PYTHONPATH=" JAIL_TREE ":/", NULL};
 	struct jail_bind binds[] = {
 	    {r->ws.workspace, JAIL_WORKSPACE, true},
-	    {r->ws.skills, JAIL_SKILLS, false},
+	    {r->ws.skills, JAIL_SKILLS, true},
+	    {r->skills_shared, JAIL_SKILLS "/shared", false},
 	    {r->tree, JAIL_TREE, false},
 	    {r->tree_servers, JAIL_CODE_DIR "/servers", false},
 	    {r->dir, JAIL_BRIDGE_DIR, false},
@@ -374,6 +373,8 @@ static int workspace_ready(struct run *r, struct err *err)
 	struct stat st;
 
 	if (ws_open(r->o->root, customer, true, &r->ws, err) < 0)
+		return -1;
+	if (ws_skills_shared(r->o->root, r->skills_shared, sizeof(r->skills_shared), err) < 0)
 		return -1;
 	if (stat(r->ws.workspace, &st) < 0)
 		return err_set(err, EXIT_FAILED, "stat %s: %s", r->ws.workspace, strerror(errno));

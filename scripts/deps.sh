@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 debs="build-essential pkg-config libfuse3-dev fuse3 libjansson-dev libcurl4-openssl-dev
-libpcre2-dev libseccomp-dev python3 python3-pytest python3-mypy nodejs npm"
+libpcre2-dev libseccomp-dev python3 python3-pytest python3-mypy nodejs npm clang-format e2fsprogs"
 missing=""
 for p in $debs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

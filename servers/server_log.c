@@ -109,8 +109,8 @@ void server_log_printf(struct server_log *l, const char *fmt, ...)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	head = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
-	head += (size_t)snprintf(line + head, sizeof(line) - head, ".%03ldZ mcpfs: ",
-				 ts.tv_nsec / 1000000);
+	head += (size_t)snprintf(line + head, sizeof(line) - head,
+				 ".%03ldZ mcpfs: ", ts.tv_nsec / 1000000);
 	va_start(ap, fmt);
 	n = vsnprintf(line + head, sizeof(line) - head - 1, fmt, ap);
 	va_end(ap);

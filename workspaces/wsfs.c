@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "wsfs.h"
 
+#include "../common/fsx.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,70 +57,14 @@ int wsfs_mkdir(int dirfd, const char *name, mode_t mode)
 
 int wsfs_read(int dirfd, const char *rel, size_t max, char **out, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *data, *p;
-	ssize_t r;
-	int fd, rc = -ENOMEM;
+	int fd, rc;
 
 	fd = wsfs_open(dirfd, rel, O_RDONLY, 0);
 	if (fd < 0)
 		return fd;
-	data = malloc(cap);
-	if (!data)
-		goto out_close;
-	for (;;) {
-		if (n + 1 >= cap) {
-			if (cap > max + 1) {
-				rc = -E2BIG;
-				goto out_free;
-			}
-			p = realloc(data, cap * 2);
-			if (!p)
-				goto out_free;
-			data = p;
-			cap *= 2;
-		}
-		r = read(fd, data + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = -errno;
-			goto out_free;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > max) {
-			rc = -E2BIG;
-			goto out_free;
-		}
-	}
-	data[n] = '\0';
-	*out = data;
-	if (len)
-		*len = n;
-	close(fd);
-	return 0;
-out_free:
-	free(data);
-out_close:
+	rc = fsx_read_fd(fd, max, out, len);
 	close(fd);
 	return rc;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 int wsfs_write_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode)
@@ -134,7 +80,7 @@ int wsfs_write_atomic(int dirfd, const char *name, const void *data, size_t len,
 	fd = wsfs_open(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL, mode);
 	if (fd < 0)
 		return fd;
-	rc = write_all(fd, data, len);
+	rc = fsx_write_all(fd, data, len);
 	if (!rc && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)

@@ -20,7 +20,7 @@ ERRNO_CASES = {
     "write_usr.py": ("EROFS", []),
     "write_root.py": ("EROFS", []),
     "write_tree.py": ("EROFS EROFS", []),
-    "write_skills.py": ("EROFS", []),
+    "write_shared_skills.py": ("EROFS", []),
     "net_packet.py": ("EAFNOSUPPORT EAFNOSUPPORT", []),
     "unshare.py": ("EPERM", []),
     "clone_newns.py": ("EPERM", []),

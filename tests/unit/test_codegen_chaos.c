@@ -155,7 +155,8 @@ int main(void)
 	}
 	/* Not vacuous: every allocation of the clean render was made to fail. */
 	passed += failures > 0 && failures >= clean_allocs;
-	printf("%ld allocations failed in turn, of %ld in a clean render\n", failures, clean_allocs);
+	printf("%ld allocations failed in turn, of %ld in a clean render\n", failures,
+	       clean_allocs);
 	json_decref(tools);
 	printf("%d passed, %d failed\n", passed + (bad == 0),
 	       bad + !(failures > 0 && failures >= clean_allocs) + !clean);
