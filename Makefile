@@ -20,7 +20,8 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP \
 	-DMCPFS_SRCDIR='"$(CURDIR)"' -DMCPFS_LIBDIR='"$(LIBDIR)"' \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpthread
+# libcurl is dlopen'ed on first use (servers/curl_lib.c): its headers only.
+LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -ldl -lpthread
 
 ifeq ($(SANITIZER),1)
 BUILD ?= build-asan

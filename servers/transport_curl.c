@@ -12,20 +12,6 @@ struct tcurl_xfer {
 	struct tcurl_xfer *next;
 };
 
-static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-static CURLcode global_rc = CURLE_FAILED_INIT;
-
-static void global_init(void)
-{
-	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-int tcurl_global_init(void)
-{
-	pthread_once(&global_once, global_init);
-	return global_rc == CURLE_OK ? 0 : -EIO;
-}
-
 void tcurl_cancel_init(struct tcurl_cancel *c)
 {
 	pthread_condattr_t ca;
@@ -52,7 +38,7 @@ void tcurl_cancel_fire(struct tcurl_cancel *c)
 	pthread_mutex_lock(&c->lock);
 	c->closing = true;
 	for (x = c->xfers; x; x = x->next)
-		curl_multi_wakeup(x->multi);
+		curl_lib->multi_wakeup(x->multi);
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 }
@@ -113,11 +99,11 @@ CURLcode tcurl_perform(struct tcurl_cancel *c, CURL *e)
 	CURLMsg *m;
 	int running = 1, left;
 
-	me.multi = curl_multi_init();
+	me.multi = curl_lib->multi_init();
 	if (!me.multi)
 		return CURLE_OUT_OF_MEMORY;
-	if (curl_multi_add_handle(me.multi, e) != CURLM_OK) {
-		curl_multi_cleanup(me.multi);
+	if (curl_lib->multi_add_handle(me.multi, e) != CURLM_OK) {
+		curl_lib->multi_cleanup(me.multi);
 		return CURLE_OUT_OF_MEMORY;
 	}
 	pthread_mutex_lock(&c->lock);
@@ -129,22 +115,22 @@ CURLcode tcurl_perform(struct tcurl_cancel *c, CURL *e)
 			rc = CURLE_ABORTED_BY_CALLBACK;
 			goto out_unlink;
 		}
-		if (curl_multi_perform(me.multi, &running) != CURLM_OK) {
+		if (curl_lib->multi_perform(me.multi, &running) != CURLM_OK) {
 			rc = CURLE_OUT_OF_MEMORY;
 			goto out_unlink;
 		}
-		if (running && curl_multi_poll(me.multi, NULL, 0, 1000, NULL) != CURLM_OK) {
+		if (running && curl_lib->multi_poll(me.multi, NULL, 0, 1000, NULL) != CURLM_OK) {
 			rc = CURLE_OUT_OF_MEMORY;
 			goto out_unlink;
 		}
 	}
-	while ((m = curl_multi_info_read(me.multi, &left)))
+	while ((m = curl_lib->multi_info_read(me.multi, &left)))
 		if (m->msg == CURLMSG_DONE && m->easy_handle == e)
 			rc = m->data.result;
 out_unlink:
 	xfer_unlink(c, &me);
-	curl_multi_remove_handle(me.multi, e);
-	curl_multi_cleanup(me.multi);
+	curl_lib->multi_remove_handle(me.multi, e);
+	curl_lib->multi_cleanup(me.multi);
 	return rc;
 }
 
@@ -152,19 +138,19 @@ CURL *tcurl_easy_new(const struct server_config *sc, const char *url)
 {
 	double connect_s =
 	    sc->connect_timeout_s > 0 ? sc->connect_timeout_s : TCURL_CONNECT_TIMEOUT_S;
-	CURL *e = curl_easy_init();
+	CURL *e = curl_lib->easy_init();
 
 	if (!e)
 		return NULL;
-	if (curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK) {
-		curl_easy_cleanup(e);
+	if (curl_lib->easy_setopt(e, CURLOPT_URL, url) != CURLE_OK) {
+		curl_lib->easy_cleanup(e);
 		return NULL;
 	}
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_s * 1000));
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_lib->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_lib->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_s * 1000));
+	curl_lib->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_lib->easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_lib->easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
 	return e;
 }
 
@@ -174,12 +160,12 @@ struct curl_slist *tcurl_header(struct curl_slist *l, const char *name, const ch
 	char line[1024];
 
 	if ((size_t)snprintf(line, sizeof(line), "%s: %s", name, value) >= sizeof(line)) {
-		curl_slist_free_all(l);
+		curl_lib->slist_free_all(l);
 		return NULL;
 	}
-	n = curl_slist_append(l, line);
+	n = curl_lib->slist_append(l, line);
 	if (!n)
-		curl_slist_free_all(l);
+		curl_lib->slist_free_all(l);
 	return n;
 }
 
@@ -190,9 +176,9 @@ struct curl_slist *tcurl_config_headers(const struct server_config *sc, bool *oo
 
 	*oom = false;
 	for (i = 0; i < sc->nheaders; i++) {
-		n = curl_slist_append(l, sc->headers[i]);
+		n = curl_lib->slist_append(l, sc->headers[i]);
 		if (!n) {
-			curl_slist_free_all(l);
+			curl_lib->slist_free_all(l);
 			*oom = true;
 			return NULL;
 		}

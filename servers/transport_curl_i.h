@@ -4,7 +4,7 @@
 #ifndef MCPFS_SERVERS_TRANSPORT_CURL_I_H
 #define MCPFS_SERVERS_TRANSPORT_CURL_I_H
 
-#include <curl/curl.h>
+#include "curl_lib.h"
 #include <jansson.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -27,9 +27,6 @@ struct tcurl_cancel {
 	bool closing;		  /* protected by lock */
 	struct tcurl_xfer *xfers; /* transfers running now; protected by lock */
 };
-
-/* curl_global_init, once per process (thread-safe). Returns 0 or -EIO. */
-int tcurl_global_init(void);
 
 void tcurl_cancel_init(struct tcurl_cancel *c);
 void tcurl_cancel_destroy(struct tcurl_cancel *c);

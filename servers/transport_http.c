@@ -190,10 +190,10 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 		return len;
 	}
 	if ((len == 2 && p[0] == '\r') || (len == 1 && p[0] == '\n')) {
-		curl_easy_getinfo(s->e, CURLINFO_RESPONSE_CODE, &s->status);
+		curl_lib->easy_getinfo(s->e, CURLINFO_RESPONSE_CODE, &s->status);
 		if (s->status < 200)
 			return len;
-		curl_easy_getinfo(s->e, CURLINFO_CONTENT_TYPE, &type);
+		curl_lib->easy_getinfo(s->e, CURLINFO_CONTENT_TYPE, &type);
 		s->is_sse = type && !strncasecmp(type, "text/event-stream", 17);
 		if (is_2xx(s->status) && !s->is_sse) {
 			buf_free(&s->body);
@@ -297,11 +297,11 @@ static CURL *stream_easy(struct stream *s, const char *url, struct curl_slist *h
 	if (!e)
 		return NULL;
 	s->e = e;
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
+	curl_lib->easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+	curl_lib->easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_lib->easy_setopt(e, CURLOPT_HEADERDATA, s);
+	curl_lib->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
+	curl_lib->easy_setopt(e, CURLOPT_WRITEDATA, s);
 	return e;
 }
 
@@ -321,12 +321,12 @@ static CURLcode get_once(struct transport *t, struct stream *s, const char *last
 		h = tcurl_header(h, "Last-Event-ID", last_id);
 	e = h ? stream_easy(s, t->sc->url, h) : NULL;
 	if (e) {
-		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
+		curl_lib->easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
 		rc = tcurl_perform(&t->cancel, e);
-		curl_easy_cleanup(e);
+		curl_lib->easy_cleanup(e);
 	}
 	s->e = NULL;
-	curl_slist_free_all(h);
+	curl_lib->slist_free_all(h);
 	return rc;
 }
 
@@ -360,9 +360,9 @@ static void job_release(struct transport *t, struct job *j)
 	if (!last)
 		return;
 	if (j->s.e) {
-		curl_easy_getinfo(j->s.e, CURLINFO_PRIVATE, &headers);
-		curl_slist_free_all(headers);
-		curl_easy_cleanup(j->s.e);
+		curl_lib->easy_getinfo(j->s.e, CURLINFO_PRIVATE, &headers);
+		curl_lib->slist_free_all(headers);
+		curl_lib->easy_cleanup(j->s.e);
 	}
 	stream_free(&j->s);
 	json_decref(j->want_id);
@@ -429,7 +429,7 @@ static void resume(struct transport *t, struct job *j)
 			retry = r.retry_ms;
 		if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR)
 			snprintf(why, sizeof(why), "GET %s (resuming %s): %s", t->sc->url,
-				 j->method, curl_easy_strerror(rc));
+				 j->method, curl_lib->easy_strerror(rc));
 		stream_free(&r);
 	}
 	if (!got && !tcurl_cancelled(&t->cancel))
@@ -464,7 +464,7 @@ static void *post_worker(void *arg)
 			snprintf(why, sizeof(why),
 				 "POST %s (%s): the answer ended without a response%s%s",
 				 t->sc->url, j->method, rc != CURLE_OK ? ": " : "",
-				 rc != CURLE_OK ? curl_easy_strerror(rc) : "");
+				 rc != CURLE_OK ? curl_lib->easy_strerror(rc) : "");
 			report_closed(t, why);
 		}
 	}
@@ -503,15 +503,15 @@ static struct job *job_new(struct transport *t, json_t *msg, struct err *err)
 	if (h)
 		h = tcurl_header(h, "Accept", "application/json, text/event-stream");
 	if (!j->text || !h || !stream_easy(&j->s, t->sc->url, h)) {
-		curl_slist_free_all(h);
+		curl_lib->slist_free_all(h);
 		goto out_free;
 	}
 	/* The list must outlive the transfer: curl keeps a pointer to it. */
-	curl_easy_setopt(j->s.e, CURLOPT_PRIVATE, h);
-	curl_easy_setopt(j->s.e, CURLOPT_POSTFIELDS, j->text);
+	curl_lib->easy_setopt(j->s.e, CURLOPT_PRIVATE, h);
+	curl_lib->easy_setopt(j->s.e, CURLOPT_POSTFIELDS, j->text);
 	/* Anything but a request is answered at once. */
-	curl_easy_setopt(j->s.e, CURLOPT_TIMEOUT_MS,
-			 j->want_id ? request_timeout_ms(t) : (long)(connect_s * 1000));
+	curl_lib->easy_setopt(j->s.e, CURLOPT_TIMEOUT_MS,
+			      j->want_id ? request_timeout_ms(t) : (long)(connect_s * 1000));
 	return j;
 out_free:
 	j->refs = 1;
@@ -613,7 +613,7 @@ static int http_send(struct transport *t, json_t *msg, struct err *err)
 		ret = -ECANCELED;
 	} else if (!status) {
 		err_set(err, EXIT_UNREACHABLE, "POST %s (%s): %s", t->sc->url, j->method,
-			curl_easy_strerror(j->rc));
+			curl_lib->easy_strerror(j->rc));
 		ret = -ECONNREFUSED;
 	} else if (!is_2xx(status)) {
 		err_set(&pe, EXIT_UNREACHABLE, "POST %s (%s): HTTP %ld%s%.200s", t->sc->url,
@@ -719,7 +719,7 @@ static void *get_loop(void *arg)
 		} else if (now.tv_sec - first_fail.tv_sec >= HTTP_GONE_S) {
 			/* A restart takes a moment; this long unreachable is gone. */
 			snprintf(why, sizeof(why), "GET %s: %s for %d s", t->sc->url,
-				 curl_easy_strerror(rc), HTTP_GONE_S);
+				 curl_lib->easy_strerror(rc), HTTP_GONE_S);
 			report_closed(t, why);
 			stream_free(&s);
 			break;
@@ -802,10 +802,8 @@ static struct transport *http_open(const struct server_config *sc,
 		err_set(err, EXIT_USAGE, "server '%s': no url", sc->name);
 		return NULL;
 	}
-	if (tcurl_global_init()) {
-		err_set(err, EXIT_UNREACHABLE, "curl_global_init failed");
+	if (!curl_lib_load(err))
 		return NULL;
-	}
 	t = calloc(1, sizeof(*t));
 	if (!t || (log_path && !(t->log_path = strdup(log_path)))) {
 		free(t);
@@ -829,14 +827,14 @@ static void delete_session(struct transport *t)
 	CURL *e = h ? tcurl_easy_new(t->sc, t->sc->url) : NULL;
 
 	if (e) {
-		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
-		curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-		curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 2000L);
-		curl_easy_perform(e);
-		curl_easy_cleanup(e);
+		curl_lib->easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
+		curl_lib->easy_setopt(e, CURLOPT_NOBODY, 1L);
+		curl_lib->easy_setopt(e, CURLOPT_HTTPHEADER, h);
+		curl_lib->easy_setopt(e, CURLOPT_TIMEOUT_MS, 2000L);
+		curl_lib->easy_perform(e);
+		curl_lib->easy_cleanup(e);
 	}
-	curl_slist_free_all(h);
+	curl_lib->slist_free_all(h);
 }
 
 static void http_close(struct transport *t)

@@ -50,33 +50,34 @@ static void set_ended(struct transport *t, const char *why)
 static char *resolve_endpoint(const char *base, const char *rel, char *why, size_t whylen)
 {
 	char *bhost = NULL, *bport = NULL, *host = NULL, *port = NULL, *out = NULL;
-	CURLU *u = curl_url(), *b = curl_url();
+	CURLU *u = curl_lib->url(), *b = curl_lib->url();
 
 	if (!u || !b)
 		goto out_free;
-	if (curl_url_set(b, CURLUPART_URL, base, 0) || curl_url_set(u, CURLUPART_URL, base, 0) ||
-	    curl_url_set(u, CURLUPART_URL, rel, 0)) {
+	if (curl_lib->url_set(b, CURLUPART_URL, base, 0) ||
+	    curl_lib->url_set(u, CURLUPART_URL, base, 0) ||
+	    curl_lib->url_set(u, CURLUPART_URL, rel, 0)) {
 		snprintf(why, whylen, "endpoint event: bad URL '%.100s'", rel);
 		goto out_free;
 	}
-	if (curl_url_get(b, CURLUPART_HOST, &bhost, 0) ||
-	    curl_url_get(b, CURLUPART_PORT, &bport, CURLU_DEFAULT_PORT) ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) ||
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) || strcasecmp(bhost, host) ||
-	    strcmp(bport, port)) {
+	if (curl_lib->url_get(b, CURLUPART_HOST, &bhost, 0) ||
+	    curl_lib->url_get(b, CURLUPART_PORT, &bport, CURLU_DEFAULT_PORT) ||
+	    curl_lib->url_get(u, CURLUPART_HOST, &host, 0) ||
+	    curl_lib->url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ||
+	    strcasecmp(bhost, host) || strcmp(bport, port)) {
 		snprintf(why, whylen, "endpoint event: '%.100s' is not on the server's origin",
 			 rel);
 		goto out_free;
 	}
-	if (curl_url_get(u, CURLUPART_URL, &out, 0))
+	if (curl_lib->url_get(u, CURLUPART_URL, &out, 0))
 		out = NULL;
 out_free:
-	curl_free(bhost);
-	curl_free(bport);
-	curl_free(host);
-	curl_free(port);
-	curl_url_cleanup(u);
-	curl_url_cleanup(b);
+	curl_lib->free(bhost);
+	curl_lib->free(bport);
+	curl_lib->free(host);
+	curl_lib->free(port);
+	curl_lib->url_cleanup(u);
+	curl_lib->url_cleanup(b);
 	return out;
 }
 
@@ -94,7 +95,7 @@ static int on_event(void *ctx, const struct sse_event *ev)
 			return -EPROTO;
 		}
 		copy = strdup(url);
-		curl_free(url);
+		curl_lib->free(url);
 		if (!copy) {
 			set_ended(t, "endpoint event: out of memory");
 			return -ENOMEM;
@@ -126,8 +127,8 @@ static size_t on_get_data(char *p, size_t size, size_t n, void *ctx)
 	/* Look at the answer once, before parsing anything of it. */
 	if (!t->checked) {
 		t->checked = true;
-		curl_easy_getinfo(t->get, CURLINFO_RESPONSE_CODE, &t->status);
-		curl_easy_getinfo(t->get, CURLINFO_CONTENT_TYPE, &type);
+		curl_lib->easy_getinfo(t->get, CURLINFO_RESPONSE_CODE, &t->status);
+		curl_lib->easy_getinfo(t->get, CURLINFO_CONTENT_TYPE, &type);
 		if (t->status != 200 || !type || strncasecmp(type, "text/event-stream", 17))
 			return 0;
 	}
@@ -148,21 +149,21 @@ static void *get_thread(void *arg)
 	bool opened;
 	CURLcode rc;
 
-	curl_easy_setopt(t->get, CURLOPT_HTTPHEADER, t->get_headers);
-	curl_easy_setopt(t->get, CURLOPT_WRITEFUNCTION, on_get_data);
-	curl_easy_setopt(t->get, CURLOPT_WRITEDATA, t);
+	curl_lib->easy_setopt(t->get, CURLOPT_HTTPHEADER, t->get_headers);
+	curl_lib->easy_setopt(t->get, CURLOPT_WRITEFUNCTION, on_get_data);
+	curl_lib->easy_setopt(t->get, CURLOPT_WRITEDATA, t);
 	rc = tcurl_perform(&t->cancel, t->get);
 	/* An answer without a body never reached on_get_data. */
 	if (!t->checked)
-		curl_easy_getinfo(t->get, CURLINFO_RESPONSE_CODE, &t->status);
-	curl_easy_getinfo(t->get, CURLINFO_CONTENT_TYPE, &type);
+		curl_lib->easy_getinfo(t->get, CURLINFO_RESPONSE_CODE, &t->status);
+	curl_lib->easy_getinfo(t->get, CURLINFO_CONTENT_TYPE, &type);
 	if (t->status && t->status != 200)
 		snprintf(why, sizeof(why), "GET %s: HTTP %ld", t->sc->url, t->status);
 	else if (t->status && (!type || strncasecmp(type, "text/event-stream", 17)))
 		snprintf(why, sizeof(why), "GET %s: not an event stream (%s)", t->sc->url,
 			 type ? type : "no Content-Type");
 	else if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR)
-		snprintf(why, sizeof(why), "GET %s: %s", t->sc->url, curl_easy_strerror(rc));
+		snprintf(why, sizeof(why), "GET %s: %s", t->sc->url, curl_lib->easy_strerror(rc));
 	else
 		snprintf(why, sizeof(why), "GET %s: the server ended the SSE stream", t->sc->url);
 	set_ended(t, why);
@@ -180,8 +181,8 @@ static void *get_thread(void *arg)
 
 static void sse_free(struct transport *t)
 {
-	curl_easy_cleanup(t->get);
-	curl_slist_free_all(t->get_headers);
+	curl_lib->easy_cleanup(t->get);
+	curl_lib->slist_free_all(t->get_headers);
 	sse_parser_free(&t->parser);
 	tcurl_cancel_destroy(&t->cancel);
 	free(t->endpoint);
@@ -222,10 +223,8 @@ static struct transport *sse_open(const struct server_config *sc, const struct t
 		err_set(err, EXIT_USAGE, "server '%s': no url", sc->name);
 		return NULL;
 	}
-	if (tcurl_global_init()) {
-		err_set(err, EXIT_UNREACHABLE, "curl_global_init failed");
+	if (!curl_lib_load(err))
 		return NULL;
-	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", sc->name);
@@ -301,15 +300,15 @@ static int sse_send(struct transport *t, json_t *msg, struct err *err)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDS, text);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_post_data);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, &body);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(call_s * 1000));
+	curl_lib->easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+	curl_lib->easy_setopt(e, CURLOPT_POSTFIELDS, text);
+	curl_lib->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_post_data);
+	curl_lib->easy_setopt(e, CURLOPT_WRITEDATA, &body);
+	curl_lib->easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(call_s * 1000));
 	rc = tcurl_perform(&t->cancel, e);
-	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+	curl_lib->easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK) {
-		err_set(err, EXIT_UNREACHABLE, "POST %s: %s", url, curl_easy_strerror(rc));
+		err_set(err, EXIT_UNREACHABLE, "POST %s: %s", url, curl_lib->easy_strerror(rc));
 		goto out_free;
 	}
 	if (status < 200 || status > 299) {
@@ -319,8 +318,8 @@ static int sse_send(struct transport *t, json_t *msg, struct err *err)
 	}
 	ret = 0;
 out_free:
-	curl_easy_cleanup(e);
-	curl_slist_free_all(headers);
+	curl_lib->easy_cleanup(e);
+	curl_lib->slist_free_all(headers);
 	free(text);
 	free(url);
 	buf_free(&body);
