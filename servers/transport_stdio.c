@@ -25,6 +25,8 @@
 #define STDIO_GRACE_MS 2000
 /* How long a reader waits for the exit status of a server whose stdout ended. */
 #define STDIO_EXIT_STATUS_MS 300
+/* How long a reader waits for the server's last stderr lines to be logged. */
+#define STDIO_STDERR_DRAIN_MS 500
 
 /* Variables a server keeps from our environment; the config's env adds to them. */
 static const char *const kept_env[] = {"PATH", "HOME",	 "USER", "LOGNAME",
@@ -43,17 +45,29 @@ struct transport {
 	int in_fd; /* protected by write_lock; -1 once closed */
 
 	pthread_mutex_t lock;
-	bool reaped;  /* protected by lock */
-	int status;   /* protected by lock; valid when reaped */
-	bool closing; /* protected by lock; close() has begun: no more on_closed */
-	bool closed;  /* protected by lock; on_closed was called */
-	bool faulted; /* protected by lock; we ended it over a bad message */
+	bool reaped;		 /* protected by lock */
+	int status;		 /* protected by lock; valid when reaped */
+	bool closing;		 /* protected by lock; close() has begun: no more on_closed */
+	bool closed;		 /* protected by lock; on_closed was called */
+	bool faulted;		 /* protected by lock; we ended it over a bad message */
+	bool err_eof;		 /* protected by lock; err_thread has logged all of stderr */
+	pthread_cond_t err_cond; /* signals err_eof */
 
 	/* Used only by out_thread. */
 	struct jsonrpc_lines lines;
 	size_t lineno;
 	char fault[ERR_TEXT_MAX];
 };
+
+static void init_cond(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
 
 static void report_closed(struct transport *t, const char *why)
 {
@@ -149,6 +163,24 @@ static bool wait_readable(int fd, int stop)
 	return !(p[1].revents & POLLIN);
 }
 
+/* A server that dies usually says why on stderr just before: let that reach
+ * the log before the exit is reported, so the log tail shown to the user has
+ * it. Bounded, as a grandchild may hold stderr open. */
+static void wait_stderr_logged(struct transport *t)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += STDIO_STDERR_DRAIN_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&t->lock);
+	while (!t->err_eof && !t->closing)
+		if (pthread_cond_timedwait(&t->err_cond, &t->lock, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&t->lock);
+}
+
 static void *out_main(void *arg)
 {
 	struct transport *t = arg;
@@ -162,6 +194,7 @@ static void *out_main(void *arg)
 			continue;
 		if (r <= 0) {
 			describe_exit(t, why, sizeof(why));
+			wait_stderr_logged(t);
 			report_closed(t, why);
 			return NULL;
 		}
@@ -200,6 +233,10 @@ static void *err_main(void *arg)
 			break;
 		server_log_write(t->log, chunk, (size_t)r);
 	}
+	pthread_mutex_lock(&t->lock);
+	t->err_eof = true;
+	pthread_cond_broadcast(&t->err_cond);
+	pthread_mutex_unlock(&t->lock);
 	return NULL;
 }
 
@@ -330,6 +367,7 @@ static struct transport *stdio_open(const struct server_config *sc,
 	t->log = log_path ? server_log_open(log_path) : NULL;
 	pthread_mutex_init(&t->write_lock, NULL);
 	pthread_mutex_init(&t->lock, NULL);
+	init_cond(&t->err_cond);
 	jsonrpc_lines_init(&t->lines, TRANSPORT_MAX_MESSAGE);
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
 	    pipe2(t->stop, O_CLOEXEC) < 0) {
@@ -377,6 +415,7 @@ out_free:
 	server_log_close(t->log);
 	pthread_mutex_destroy(&t->write_lock);
 	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->err_cond);
 	free(t);
 	return NULL;
 }
@@ -459,6 +498,7 @@ static void stdio_close(struct transport *t)
 		return;
 	pthread_mutex_lock(&t->lock);
 	t->closing = true;
+	pthread_cond_broadcast(&t->err_cond);
 	pthread_mutex_unlock(&t->lock);
 	pthread_mutex_lock(&t->write_lock);
 	close_fd(&t->in_fd);
@@ -494,6 +534,7 @@ static void stdio_close(struct transport *t)
 	server_log_close(t->log);
 	pthread_mutex_destroy(&t->write_lock);
 	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->err_cond);
 	free(t);
 }
 
