@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/jsonx.h"
 #include "wsfs.h"
 
 #define LOG_MAX (64u << 20)	  /* one session log; a new session past it */
@@ -440,9 +441,9 @@ json_t *session_list(const struct ws *ws, struct err *err)
 {
 	char id[WS_ID_MAX + 1];
 	struct dirent *d;
-	json_t *arr, **v, *s;
+	json_t *arr, *s;
 	struct err ignored;
-	size_t i, n;
+	size_t n;
 	DIR *dir;
 	int sfd;
 
@@ -473,19 +474,10 @@ json_t *session_list(const struct ws *ws, struct err *err)
 			json_array_append_new(arr, s);
 	}
 	closedir(dir);
-	n = json_array_size(arr);
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v) {
+	if (jsonx_array_sort(arr, by_updated_desc) < 0) {
 		json_decref(arr);
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
 	}
-	for (i = 0; i < n; i++)
-		v[i] = json_incref(json_array_get(arr, i));
-	qsort(v, n, sizeof(*v), by_updated_desc);
-	json_array_clear(arr);
-	for (i = 0; i < n; i++)
-		json_array_append_new(arr, v[i]);
-	free(v);
 	return arr;
 }

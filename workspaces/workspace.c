@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../common/fsx.h"
+#include "../common/jsonx.h"
 #include "admin.h"
 #include "quota.h"
 #include "skills_init.h"
@@ -226,8 +227,7 @@ json_t *ws_list(const char *root, struct err *err)
 {
 	char top[PATH_MAX];
 	struct dirent *d;
-	json_t *arr, **v;
-	size_t i, n;
+	json_t *arr;
 	DIR *dir;
 	int fd;
 
@@ -252,20 +252,11 @@ json_t *ws_list(const char *root, struct err *err)
 		if (d->d_type == DT_DIR && ws_id_valid(d->d_name, "customer", NULL))
 			json_array_append_new(arr, json_string(d->d_name));
 	closedir(dir);
-	n = json_array_size(arr);
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v) {
+	if (jsonx_array_sort(arr, cmp_str) < 0) {
 		json_decref(arr);
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
 	}
-	for (i = 0; i < n; i++)
-		v[i] = json_incref(json_array_get(arr, i));
-	qsort(v, n, sizeof(*v), cmp_str);
-	json_array_clear(arr);
-	for (i = 0; i < n; i++)
-		json_array_append_new(arr, v[i]);
-	free(v);
 	return arr;
 }
 
