@@ -15,24 +15,11 @@
 #include "../../common/fsx.h"
 #include "../../servers/config.h"
 #include "../../servers/hub.h"
+#include "check.h"
 
 #ifndef MCPFS_SRCDIR
 #define MCPFS_SRCDIR "."
 #endif
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (cond) {                                                                        \
-			passed++;                                                                  \
-		} else {                                                                           \
-			failed++;                                                                  \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
 
 struct changes {
 	pthread_mutex_t lock;

@@ -9,20 +9,7 @@
 #include "../../codegen/names_i.h"
 #include "../../codegen/text_i.h"
 #include "../../common/fsx.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (cond) {                                                                        \
-			passed++;                                                                  \
-		} else {                                                                           \
-			failed++;                                                                  \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
+#include "check.h"
 
 static const struct {
 	const char *name, *ident;

@@ -13,20 +13,7 @@
 
 #include "../../executor/bridge.h"
 #include "../../servers/hub.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (cond) {                                                                        \
-			passed++;                                                                  \
-		} else {                                                                           \
-			failed++;                                                                  \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
+#include "check.h"
 
 /* arguments {"sleep_ms": n, "size": n, "fail": true} shape the answer */
 json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
