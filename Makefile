@@ -21,7 +21,10 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP \
 	-DMCPFS_SRCDIR='"$(CURDIR)"' -DMCPFS_LIBDIR='"$(LIBDIR)"' \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libcurl is dlopen'ed on first use (servers/curl_lib.c): its headers only.
-LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -ldl -lpthread
+# libseccomp runs at build time only: it turns the jail's policy into BPF.
+LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl libseccomp,$(PKGS)) 2>/dev/null) \
+       -ldl -lpthread
+SECCOMP_LIBS = $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null)
 
 ifeq ($(SANITIZER),1)
 BUILD ?= build-asan
@@ -34,7 +37,7 @@ endif
 PARTS = common servers codegen tree fusefs executor workspaces skills cli
 SRC = $(foreach d,$(PARTS),$(wildcard $(d)/*.c))
 OBJ = $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/templates_embed.o $(BUILD)/gen/default_config.o \
-      $(BUILD)/gen/executor_embed.o
+      $(BUILD)/gen/executor_embed.o $(BUILD)/gen/seccomp_filter.o
 LIB_OBJ = $(filter-out $(BUILD)/cli/main.o,$(OBJ))
 TEMPLATES = $(sort $(wildcard templates/*.py templates/*.ts templates/*.md templates/*.tmpl))
 JAIL_RUNTIME = $(sort $(wildcard executor/runtime/*.mjs executor/runtime/*.js executor/runtime/*.py))
@@ -68,6 +71,15 @@ $(BUILD)/gen/default_config.c: servers/default.json scripts/embed.sh
 $(BUILD)/gen/executor_embed.c: $(JAIL_RUNTIME) scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh executor_embedded_files $(JAIL_RUNTIME) > $@.tmp && mv $@.tmp $@
+
+# The jail's seccomp filter, compiled from its policy once, here.
+$(BUILD)/gen/seccomp_policy: executor/policy/seccomp_policy.c | pkgcheck
+	@mkdir -p $(dir $@)
+	@echo "  LD $@"
+	@$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SECCOMP_LIBS)
+
+$(BUILD)/gen/seccomp_filter.c: $(BUILD)/gen/seccomp_policy
+	$< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,11 +103,11 @@ static int signals_child(struct jail *j, char *why, size_t n)
 }
 
 /* Die with mcpfs even when it is killed outright. Set after the id change,
- * which clears it; the parent holds the sync pipe open until exec, so a
+ * which clears it; the parent holds the sync socket open until exec, so a
  * hang-up there means it is already gone. */
 static int pdeath_child(struct jail *j, char *why, size_t n)
 {
-	struct pollfd p = {.fd = j->sync_pipe[0], .events = POLLIN};
+	struct pollfd p = {.fd = j->sync_sock[0], .events = POLLIN};
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return jail_why(why, n, "prctl(PR_SET_PDEATHSIG, SIGKILL)");
@@ -119,13 +120,15 @@ static int pdeath_child(struct jail *j, char *why, size_t n)
 
 /* The checklist. A child step waits until the parent finished @needs of its
  * own steps (parent_steps below): the id maps before the id change, the
- * cgroup before the limits and exec. The parent's cgroup move (a v1 move
- * waits for an RCU grace period, ~10 ms) overlaps the child's mounts. */
+ * cgroup before the limits and exec. Under v1 the child joins its cgroup
+ * itself, first, so that all it allocates is charged there; under v2 the
+ * parent moves it and the move overlaps the child's mounts. */
 static const struct {
 	const char *name;
 	jail_child_fn fn;
 	unsigned needs;
 } child_steps[] = {
+    {"cgroup", jail_cgroup_join_child, 0},
     {"signals", signals_child, 0},
     {"stdio", stdio_child, 0},
     {"mount sources", jail_mount_open_child, 0},
@@ -166,12 +169,12 @@ static int child_main(struct jail *j)
 	unsigned done = 0;
 	size_t i;
 
-	close(j->sync_pipe[1]);
+	close(j->sync_sock[1]);
 	close(j->err_pipe[0]);
 	for (i = 0; i < sizeof(child_steps) / sizeof(child_steps[0]); i++) {
 		/* one byte per finished parent step; EOF means the parent gave up */
 		for (; done < child_steps[i].needs; done++)
-			if (read(j->sync_pipe[0], &go, 1) != 1)
+			if (read(j->sync_sock[0], &go, 1) != 1)
 				_exit(127);
 		why[0] = '\0';
 		errno = 0;
@@ -241,11 +244,12 @@ void jail_free(struct jail *j)
 		while (waitid(P_PIDFD, (id_t)j->pidfd, &si, WEXITED) < 0 && errno == EINTR)
 			;
 	}
+	jail_cgroup_close(j);
 	jail_cgroup_kill(j);
 	jail_cgroup_remove(j);
 	if (j->pidfd >= 0)
 		close(j->pidfd);
-	close_pair(j->sync_pipe);
+	close_pair(j->sync_sock);
 	close_pair(j->err_pipe);
 	free(j);
 }
@@ -287,17 +291,20 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	j->spec = s;
 	j->pid = -1;
 	j->pidfd = -1;
-	j->sync_pipe[0] = j->sync_pipe[1] = j->err_pipe[0] = j->err_pipe[1] = -1;
+	j->sync_sock[0] = j->sync_sock[1] = j->err_pipe[0] = j->err_pipe[1] = -1;
+	j->cg.tasks_fds[0] = j->cg.tasks_fds[1] = -1;
 	if (s->nbinds > JAIL_MAX_BINDS || !s->host_uid || !s->host_gid) {
 		err_set(err, EXIT_USAGE, "jail: at most %d binds and a non-zero host uid/gid",
 			JAIL_MAX_BINDS);
 		goto out_free;
 	}
-	j->filter = jail_seccomp_filter(err);
-	if (!j->filter || jail_cgroup_create(j, err) < 0)
+	if (jail_cgroup_create(j, err) < 0)
 		goto out_free;
-	if (pipe2(j->sync_pipe, O_CLOEXEC) < 0 || pipe2(j->err_pipe, O_CLOEXEC) < 0) {
-		err_set(err, EXIT_FAILED, "jail: pipe2: %s", strerror(errno));
+	/* A socket, not a pipe, for the parent's go-ahead: a child that failed
+	 * and left must give the parent EPIPE, not SIGPIPE. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, j->sync_sock) < 0 ||
+	    pipe2(j->err_pipe, O_CLOEXEC) < 0) {
+		err_set(err, EXIT_FAILED, "jail: socketpair/pipe2: %s", strerror(errno));
 		goto out_free;
 	}
 	/* The raw system call, fork-like: the child runs on a copy of this
@@ -312,26 +319,32 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 			strerror(errno));
 		goto out_free;
 	}
-	close(j->sync_pipe[0]);
+	close(j->sync_sock[0]);
 	close(j->err_pipe[1]);
-	j->sync_pipe[0] = j->err_pipe[1] = -1;
+	j->sync_sock[0] = j->err_pipe[1] = -1;
 	for (i = 0; i < sizeof(parent_steps) / sizeof(parent_steps[0]); i++) {
 		if (parent_steps[i].fn(j, err) < 0) {
 			err_prefix(err, "jail: %s", parent_steps[i].name);
-			goto out_free;
+			goto out_child;
 		}
-		if (write(j->sync_pipe[1], "g", 1) != 1) {
-			err_set(err, EXIT_FAILED, "jail: write(sync pipe): %s", strerror(errno));
-			goto out_free;
+		if (send(j->sync_sock[1], "g", 1, MSG_NOSIGNAL) != 1) {
+			err_set(err, EXIT_FAILED, "jail: send(sync socket): %s", strerror(errno));
+			goto out_child;
 		}
 	}
 	if (read_verdict(j, err) < 0)
 		goto out_free;
-	close(j->sync_pipe[1]);
-	j->sync_pipe[1] = -1;
+	close(j->sync_sock[1]);
+	j->sync_sock[1] = -1;
 	close(j->err_pipe[0]);
 	j->err_pipe[0] = -1;
 	return j;
+out_child:
+	/* The child may have failed first, and be why this step failed: its
+	 * line wins. Without a go-ahead it cannot exec; the hang-up ends it. */
+	close(j->sync_sock[1]);
+	j->sync_sock[1] = -1;
+	read_verdict(j, err);
 out_free:
 	jail_free(j);
 	return NULL;

@@ -181,7 +181,7 @@ static int create_v1(struct jail *j, struct err *err)
 {
 	const struct jail_limits *l = &j->spec->limits;
 	static const char *const controllers[JAIL_CGROUP_CONTROLLERS] = {"memory", "pids"};
-	char own[2048], v[64], *dir;
+	char own[2048], v[64], path[4200], *dir;
 	int i;
 
 	for (i = 0; i < JAIL_CGROUP_CONTROLLERS; i++) {
@@ -209,7 +209,15 @@ static int create_v1(struct jail *j, struct err *err)
 	    write_text(j->cg.dirs[0], "memory.memsw.limit_in_bytes", v, err) < 0)
 		return -1;
 	snprintf(v, sizeof(v), "%lu", l->pids);
-	return write_text(j->cg.dirs[1], "pids.max", v, err);
+	if (write_text(j->cg.dirs[1], "pids.max", v, err) < 0)
+		return -1;
+	for (i = 0; i < JAIL_CGROUP_CONTROLLERS; i++) {
+		snprintf(path, sizeof(path), "%s/tasks", j->cg.dirs[i]);
+		j->cg.tasks_fds[i] = open(path, O_WRONLY | O_CLOEXEC);
+		if (j->cg.tasks_fds[i] < 0)
+			return err_set(err, EXIT_FAILED, "open(%s): %s", path, strerror(errno));
+	}
+	return 0;
 }
 
 int jail_cgroup_create(struct jail *j, struct err *err)
@@ -223,19 +231,46 @@ int jail_cgroup_create(struct jail *j, struct err *err)
 	return rc < 0 ? -1 : 0;
 }
 
-int jail_cgroup_setup_parent(struct jail *j, struct err *err)
+/* v1: the child moves itself, first of all its steps. A thread moving
+ * itself through "tasks" skips the kernel's global threadgroup lock, and
+ * with it an RCU grace period: 0.03 ms here, against 10-16 ms for the
+ * parent writing the child's pid to cgroup.procs. The child is a single
+ * thread, so "tasks" moves all of it. The descriptors were opened by the
+ * parent, as host root; they close at exec. */
+int jail_cgroup_join_child(struct jail *j, char *why, size_t n)
 {
-	char pid[32];
 	int i;
 
-	snprintf(pid, sizeof(pid), "%d", (int)j->pid);
-	for (i = 0; i < j->cg.ndirs; i++)
-		if (write_text(j->cg.dirs[i], "cgroup.procs", pid, err) < 0)
-			return -1;
+	for (i = 0; i < JAIL_CGROUP_CONTROLLERS; i++)
+		if (j->cg.tasks_fds[i] >= 0 && write(j->cg.tasks_fds[i], "0", 1) != 1)
+			return jail_why(why, n, "write(%s/tasks, 0)", j->cg.dirs[i]);
 	return 0;
 }
 
-/* Entered after the parent moved us: the run's group becomes our root, and
+/* v2: the parent moves the child. */
+int jail_cgroup_setup_parent(struct jail *j, struct err *err)
+{
+	char pid[32];
+
+	jail_cgroup_close(j);
+	if (j->cg.version != 2)
+		return 0;
+	snprintf(pid, sizeof(pid), "%d", (int)j->pid);
+	return write_text(j->cg.dirs[0], "cgroup.procs", pid, err);
+}
+
+void jail_cgroup_close(struct jail *j)
+{
+	int i;
+
+	for (i = 0; i < JAIL_CGROUP_CONTROLLERS; i++) {
+		if (j->cg.tasks_fds[i] >= 0)
+			close(j->cg.tasks_fds[i]);
+		j->cg.tasks_fds[i] = -1;
+	}
+}
+
+/* Entered once in the run's group: it becomes our root, and
  * the host's hierarchy above it is out of sight. */
 int jail_cgroup_setup_child(struct jail *j, char *why, size_t n)
 {

@@ -24,6 +24,7 @@ struct jail_cgroup {
 	int version;				  /* 0: none made, 1 or 2 */
 	char dirs[JAIL_CGROUP_CONTROLLERS][4096]; /* v1: memory, pids; v2: dirs[0] only */
 	int ndirs;
+	int tasks_fds[JAIL_CGROUP_CONTROLLERS]; /* v1: each dir's "tasks", for the child; -1 */
 };
 
 struct jail {
@@ -31,9 +32,8 @@ struct jail {
 	pid_t pid;
 	int pidfd;
 	bool reaped;
-	int sync_pipe[2];		 /* parent -> child: the parent's steps are done */
-	int err_pipe[2];		 /* child -> parent: one line when a step fails; CLOEXEC */
-	const struct sock_fprog *filter; /* built once per process, shared */
+	int sync_sock[2]; /* parent -> child: the parent's steps are done */
+	int err_pipe[2];  /* child -> parent: one line when a step fails; CLOEXEC */
 	struct jail_cgroup cg;
 	int src_fds[JAIL_MAX_BINDS + 8]; /* child: O_PATH fds of bind sources */
 };
@@ -63,15 +63,17 @@ int jail_rlimit_setup_child(struct jail *j, char *why, size_t n);
 /* jail_caps.c: no capabilities, no_new_privs. */
 int jail_caps_setup_child(struct jail *j, char *why, size_t n);
 
-/* jail_seccomp.c: the filter, built once per process (thread-safe). NULL
- * with @err when libseccomp fails. */
-const struct sock_fprog *jail_seccomp_filter(struct err *err);
+/* jail_seccomp.c: the filter, made at build time from
+ * executor/policy/seccomp_policy.c (gen/seccomp_filter.c). */
+extern const struct sock_fprog jail_seccomp_prog;
 int jail_seccomp_setup_child(struct jail *j, char *why, size_t n);
 
 /* jail_cgroup.c: a per-run group (v2 where delegated, else v1). */
 int jail_cgroup_create(struct jail *j, struct err *err);	  /* before clone */
-int jail_cgroup_setup_parent(struct jail *j, struct err *err);	  /* move the child in */
+int jail_cgroup_join_child(struct jail *j, char *why, size_t n);  /* v1: move itself in */
+int jail_cgroup_setup_parent(struct jail *j, struct err *err);	  /* v2: move the child in */
 int jail_cgroup_setup_child(struct jail *j, char *why, size_t n); /* a cgroup namespace */
+void jail_cgroup_close(struct jail *j);				  /* the parent's tasks_fds */
 void jail_cgroup_kill(struct jail *j);
 void jail_cgroup_events(struct jail *j, bool *memory, bool *pids);
 void jail_cgroup_remove(struct jail *j);
