@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,6 +28,9 @@
 #define STDIO_EXIT_STATUS_MS 300
 /* How long a reader waits for the server's last stderr lines to be logged. */
 #define STDIO_STDERR_DRAIN_MS 500
+/* How long a message may wait for a server to read it, unless the server's
+ * config sets a timeout: the client's default call timeout. */
+#define STDIO_WRITE_TIMEOUT_S 60.0
 
 /* Variables a server keeps from our environment; the config's env adds to them. */
 static const char *const kept_env[] = {"PATH", "HOME",	 "USER", "LOGNAME",
@@ -369,9 +373,11 @@ static struct transport *stdio_open(const struct server_config *sc,
 	pthread_mutex_init(&t->lock, NULL);
 	init_cond(&t->err_cond);
 	jsonrpc_lines_init(&t->lines, TRANSPORT_MAX_MESSAGE);
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	/* Our end of stdin does not block (write_all_nosigpipe); the server's does. */
+	if (pipe2(in, O_CLOEXEC) < 0 || fcntl(in[1], F_SETFL, O_NONBLOCK) < 0 ||
+	    pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
 	    pipe2(t->stop, O_CLOEXEC) < 0) {
-		err_set(err, EXIT_UNREACHABLE, "server '%s': pipe2: %s", sc->name, strerror(errno));
+		err_set(err, EXIT_UNREACHABLE, "server '%s': pipes: %s", sc->name, strerror(errno));
 		goto out_fds;
 	}
 	server_log_printf(t->log, "starting %s", sc->command);
@@ -420,14 +426,27 @@ out_free:
 	return NULL;
 }
 
-/* write() all of @p to @fd with SIGPIPE held back: a dead server must give
- * us EPIPE, not kill the whole process. */
-static int write_all_nosigpipe(int fd, const char *p, size_t n)
+static long long monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* write() all of @p to @fd (non-blocking) with SIGPIPE held back: a dead
+ * server must give us EPIPE, not kill the whole process, and one that stops
+ * reading must not hold us (and every caller queued on write_lock) past
+ * @timeout_ms: -ETIMEDOUT then. */
+static int write_all_nosigpipe(int fd, const char *p, size_t n, long long timeout_ms)
 {
 	static const struct timespec zero = {0, 0};
+	const long long deadline = monotonic_ms() + timeout_ms;
+	struct pollfd pf = {.fd = fd, .events = POLLOUT};
 	sigset_t pipe_set, old;
 	bool had_pending;
 	sigset_t pending;
+	long long left;
 	ssize_t w;
 	int rc = 0;
 
@@ -440,6 +459,15 @@ static int write_all_nosigpipe(int fd, const char *p, size_t n)
 		w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && errno == EAGAIN) {
+			left = deadline - monotonic_ms();
+			if (left <= 0) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			poll(&pf, 1, left > INT_MAX ? INT_MAX : (int)left);
+			continue;
+		}
 		if (w < 0) {
 			rc = -errno;
 			break;
@@ -452,6 +480,13 @@ static int write_all_nosigpipe(int fd, const char *p, size_t n)
 			;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
+}
+
+/* As long as a call may take: the server's own timeout, else the default. */
+static long long stdio_write_timeout_ms(const struct transport *t)
+{
+	return (long long)((t->sc->timeout_s > 0 ? t->sc->timeout_s : STDIO_WRITE_TIMEOUT_S) *
+			   1000);
 }
 
 static int stdio_send(struct transport *t, json_t *msg, struct err *err)
@@ -468,10 +503,21 @@ static int stdio_send(struct transport *t, json_t *msg, struct err *err)
 		return rc;
 	}
 	pthread_mutex_lock(&t->write_lock);
-	rc = t->in_fd < 0 ? -EPIPE : write_all_nosigpipe(t->in_fd, b.data, b.len);
+	rc = t->in_fd < 0 ? -EPIPE
+			  : write_all_nosigpipe(t->in_fd, b.data, b.len, stdio_write_timeout_ms(t));
 	pthread_mutex_unlock(&t->write_lock);
 	buf_free(&b);
-	if (rc == -EPIPE) {
+	if (rc == -ETIMEDOUT) {
+		/* Part of a message may be in the pipe: the stream is beyond
+		 * repair. Stop the server; its exit is reported as a crash. */
+		server_log_printf(t->log, "stdin not read for %lld ms: SIGKILL",
+				  stdio_write_timeout_ms(t));
+		kill(-t->pid, SIGKILL);
+		err_set(err, EXIT_UNREACHABLE,
+			"server '%s' stopped reading its stdin: a message waited %.0f s; it was "
+			"stopped",
+			t->sc->name, (double)stdio_write_timeout_ms(t) / 1000);
+	} else if (rc == -EPIPE) {
 		/* It closed stdin by exiting, most likely: say how it ended. */
 		char why[ERR_TEXT_MAX];
 

@@ -2,6 +2,7 @@
 // (--page N tools per page, --extra N filler tools), audio content, progress,
 // a crash mid-call, a hang, garbage and oversized lines on stdout, server
 // requests to the client (roots/list, sampling), and a record of cancellations.
+// With --deaf it stops reading stdin once initialized, as a stuck server does.
 // With --raw-version V it is no SDK server at all: it answers initialize with
 // protocol version V, to test version negotiation (and with --raw-no-list
 // never answers tools/list).
@@ -144,5 +145,10 @@ if (opt("--raw-version")) {
 		return h(req.params.arguments ?? {}, extra);
 	});
 
+	if (argv.includes("--deaf"))
+		server.oninitialized = () => {
+			process.stdin.pause();
+			setInterval(() => {}, 1 << 30); // alive, with nothing left to read
+		};
 	await server.connect(new StdioServerTransport());
 }
