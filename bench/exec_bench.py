@@ -65,20 +65,23 @@ def bench(tmp):
         f"    for i in range({calls}):\n        echo(message='x')\n"
         f"    xs.append((time.perf_counter() - t0) / {calls} * 1e6)\n"
         "print(statistics.median(xs))\n")
-    r = subprocess.run(base + ["exec", str(prog)], check=True, env=env, capture_output=True,
-                       text=True)
-    in_jail = float(r.stdout)
     direct_bin = tmp / "exec_direct_calls"
-    pkgs = "fuse3 jansson libcurl libpcre2-8 libseccomp"
+    pkgs = "fuse3 jansson libcurl libpcre2-8"
     subprocess.run(f"cc -O2 -o {direct_bin} {REPO}/bench/exec_direct_calls.c "
-                   f"{BUILD}/libmcpfs.a $(pkg-config --cflags --libs {pkgs}) -lpthread",
+                   f"{BUILD}/libmcpfs.a $(pkg-config --cflags --libs {pkgs}) -ldl -lpthread",
                    shell=True, check=True)
-    direct = statistics.median(
-        float(subprocess.run([str(direct_bin), str(cfg), str(tmp / "root"), "everything", "echo",
-                              '{"message":"x"}', str(calls)], check=True, capture_output=True,
-                             text=True, env=env).stdout) for _ in range(3))
+    jailed, direct = [], []
+    for _ in range(int(os.environ.get("MCPFS_BENCH_CALL_PAIRS", "5"))):  # interleaved
+        jailed.append(float(subprocess.run(base + ["exec", str(prog)], check=True, env=env,
+                                           capture_output=True, text=True).stdout))
+        direct.append(float(subprocess.run(
+            [str(direct_bin), str(cfg), str(tmp / "root"), "everything", "echo",
+             '{"message":"x"}', str(calls)], check=True, capture_output=True, text=True,
+            env=env).stdout))
+    in_jail, direct_us = statistics.median(jailed), statistics.median(direct)
     print(f"tool calls: {calls} echo calls, jailed {in_jail:.0f} us/call, client in-process "
-          f"{direct:.0f} us/call, overhead {in_jail - direct:+.0f} us/call")
+          f"{direct_us:.0f} us/call, overhead {in_jail - direct_us:+.0f} us/call "
+          f"(medians of {len(jailed)} interleaved pairs)")
 
     par = tmp / "par.py"
     par.write_text(

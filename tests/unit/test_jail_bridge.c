@@ -3,6 +3,8 @@
  * one (servers/hub.o is then never linked in). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +103,95 @@ static void test_out_of_order(void)
 	close(fd);
 }
 
+/* A request that arrives alone while the connection's reader serves a slow
+ * one is read by another worker (the parked connection), not after it. */
+static void test_parked_connection_reads_on(void)
+{
+	const struct timespec pause = {0, 50 * 1000 * 1000};
+	FILE *in;
+	int fd = connect_auth("tok", &in);
+	json_t *a, *b;
+
+	CHECK(fd >= 0, "connect: %d", fd);
+	if (fd < 0)
+		return;
+	dprintf(fd,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"server\":"
+		"\"s\",\"name\":\"slow\",\"arguments\":{\"sleep_ms\":400}}}\n");
+	nanosleep(&pause, NULL);
+	dprintf(fd,
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"server\":"
+		"\"s\",\"name\":\"fast\",\"arguments\":{}}}\n");
+	a = read_reply(in);
+	b = read_reply(in);
+	CHECK(json_integer_value(json_object_get(a, "id")) == 2,
+	      "the later, fast call answers first");
+	CHECK(json_integer_value(json_object_get(b, "id")) == 1, "then the slow one");
+	json_decref(a);
+	json_decref(b);
+	fclose(in);
+	close(fd);
+}
+
+#define MIXED_N 400
+
+struct mixed {
+	int fd;
+	unsigned seed;
+};
+
+/* Requests one by one with small random gaps, some slow: every hand-off of
+ * the read side between the serving worker and the watcher gets raced. */
+static void *mixed_writer(void *arg)
+{
+	struct mixed *m = arg;
+	struct timespec gap = {0, 0};
+	int i;
+
+	for (i = 1; i <= MIXED_N; i++) {
+		dprintf(m->fd,
+			"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{"
+			"\"server\":\"s\",\"name\":\"t%d\",\"arguments\":{\"sleep_ms\":%d}}}\n",
+			i, i, rand_r(&m->seed) % 5 == 0 ? 1 + rand_r(&m->seed) % 3 : 0);
+		gap.tv_nsec = (long)(rand_r(&m->seed) % 300) * 1000;
+		nanosleep(&gap, NULL);
+	}
+	return NULL;
+}
+
+static void test_mixed_stream_answers_each_once(void)
+{
+	static bool seen[MIXED_N + 1];
+	struct mixed m = {.seed = 42};
+	char want[32];
+	const char *tool;
+	pthread_t w;
+	FILE *in;
+	json_t *r;
+	int i, id, ok = 0;
+
+	m.fd = connect_auth("tok", &in);
+	CHECK(m.fd >= 0, "connect: %d", m.fd);
+	if (m.fd < 0)
+		return;
+	pthread_create(&w, NULL, mixed_writer, &m);
+	for (i = 0; i < MIXED_N; i++) {
+		r = read_reply(in);
+		id = (int)json_integer_value(json_object_get(r, "id"));
+		snprintf(want, sizeof(want), "t%d", id);
+		tool = json_string_value(json_object_get(json_object_get(r, "result"), "tool"));
+		if (id >= 1 && id <= MIXED_N && !seen[id] && tool && !strcmp(tool, want)) {
+			seen[id] = true;
+			ok++;
+		}
+		json_decref(r);
+	}
+	pthread_join(w, NULL);
+	CHECK(ok == MIXED_N, "%d of %d requests answered once, by their own reply", ok, MIXED_N);
+	fclose(in);
+	close(m.fd);
+}
+
 static void test_result_cap_and_errors(void)
 {
 	FILE *in;
@@ -159,14 +250,16 @@ int main(void)
 	if (!b)
 		return 1;
 	test_out_of_order();
+	test_parked_connection_reads_on();
+	test_mixed_stream_answers_each_once();
 	test_result_cap_and_errors();
 	test_bad_token();
 	bridge_stop(b);
 	CHECK(access(path, F_OK) < 0 && errno == ENOENT, "the socket is removed");
-	CHECK(bridge_ncalls(b) == 4, "calls counted: %zu", bridge_ncalls(b));
+	CHECK(bridge_ncalls(b) == 6 + MIXED_N, "calls counted: %zu", bridge_ncalls(b));
 	calls = bridge_calls(b);
-	CHECK(json_array_size(calls) == 4 &&
-		  json_is_false(json_object_get(json_array_get(calls, 3), "ok")),
+	CHECK(json_array_size(calls) == 6 + MIXED_N &&
+		  json_is_false(json_object_get(json_array_get(calls, 5 + MIXED_N), "ok")),
 	      "calls recorded with their outcome");
 	json_decref(calls);
 	bridge_free(b);
