@@ -82,6 +82,15 @@ def bench(tmp):
     print(f"tool calls: {calls} echo calls, jailed {in_jail:.0f} us/call, client in-process "
           f"{direct_us:.0f} us/call, overhead {in_jail - direct_us:+.0f} us/call "
           f"(medians of {len(jailed)} interleaved pairs)")
+    # A jailed call makes two process hops more than an in-process one: read
+    # its overhead against what one wake-up round trip costs here.
+    pp_bin = tmp / "wake_pingpong"
+    subprocess.run(["cc", "-O2", "-o", str(pp_bin), str(REPO / "bench/wake_pingpong.c")],
+                   check=True)
+    two, one = map(float, subprocess.run([str(pp_bin)], check=True, capture_output=True,
+                                         text=True).stdout.split())
+    print(f"wake-ups: a round trip between two processes {two:.0f} us on two CPUs, {one:.0f} us "
+          f"on one; the call overhead is {(in_jail - direct_us) / two:.2f} two-CPU round trips")
 
     par = tmp / "par.py"
     par.write_text(
