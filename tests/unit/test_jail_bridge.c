@@ -76,8 +76,19 @@ static json_t *read_reply(FILE *in)
 	return json_loads(line, 0, NULL);
 }
 
-static void test_out_of_order(void)
+#define SLOW_CALL                                                                                  \
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"server\":\"s\","    \
+	"\"name\":\"slow\",\"arguments\":{\"sleep_ms\":400}}}\n"
+#define FAST_CALL                                                                                  \
+	"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"server\":\"s\","    \
+	"\"name\":\"fast\",\"arguments\":{}}}\n"
+
+/* A fast call sent after a slow one on the same connection answers first:
+ * sent together in one write (@gap_ms 0: the pool serves the first), or
+ * alone @gap_ms later (the parked connection is read on by another worker). */
+static void check_fast_overtakes(long gap_ms)
 {
+	const struct timespec gap = {0, gap_ms * 1000 * 1000};
 	FILE *in;
 	int fd = connect_auth("tok", &in);
 	json_t *a, *b;
@@ -85,48 +96,22 @@ static void test_out_of_order(void)
 	CHECK(fd >= 0, "connect: %d", fd);
 	if (fd < 0)
 		return;
-	dprintf(fd,
-		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"server\":"
-		"\"s\",\"name\":\"slow\",\"arguments\":{\"sleep_ms\":300}}}\n"
-		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"server\":"
-		"\"s\",\"name\":\"fast\",\"arguments\":{}}}\n");
-	a = read_reply(in);
-	b = read_reply(in);
-	CHECK(json_integer_value(json_object_get(a, "id")) == 2, "the fast call answers first");
-	CHECK(json_integer_value(json_object_get(b, "id")) == 1, "then the slow one");
-	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(b, "result"), "tool")),
-		      "slow"),
-	      "reply matches its request");
-	json_decref(a);
-	json_decref(b);
-	fclose(in);
-	close(fd);
-}
-
-/* A request that arrives alone while the connection's reader serves a slow
- * one is read by another worker (the parked connection), not after it. */
-static void test_parked_connection_reads_on(void)
-{
-	const struct timespec pause = {0, 50 * 1000 * 1000};
-	FILE *in;
-	int fd = connect_auth("tok", &in);
-	json_t *a, *b;
-
-	CHECK(fd >= 0, "connect: %d", fd);
-	if (fd < 0)
-		return;
-	dprintf(fd,
-		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"server\":"
-		"\"s\",\"name\":\"slow\",\"arguments\":{\"sleep_ms\":400}}}\n");
-	nanosleep(&pause, NULL);
-	dprintf(fd,
-		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"server\":"
-		"\"s\",\"name\":\"fast\",\"arguments\":{}}}\n");
+	if (gap_ms) {
+		dprintf(fd, SLOW_CALL);
+		nanosleep(&gap, NULL);
+		dprintf(fd, FAST_CALL);
+	} else {
+		dprintf(fd, SLOW_CALL FAST_CALL);
+	}
 	a = read_reply(in);
 	b = read_reply(in);
 	CHECK(json_integer_value(json_object_get(a, "id")) == 2,
-	      "the later, fast call answers first");
-	CHECK(json_integer_value(json_object_get(b, "id")) == 1, "then the slow one");
+	      "gap %ld ms: the fast call answers first", gap_ms);
+	CHECK(json_integer_value(json_object_get(b, "id")) == 1, "gap %ld ms: then the slow one",
+	      gap_ms);
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(b, "result"), "tool")),
+		      "slow"),
+	      "gap %ld ms: reply matches its request", gap_ms);
 	json_decref(a);
 	json_decref(b);
 	fclose(in);
@@ -249,8 +234,8 @@ int main(void)
 	CHECK(b != NULL, "bridge_new: %s", e.text);
 	if (!b)
 		return 1;
-	test_out_of_order();
-	test_parked_connection_reads_on();
+	check_fast_overtakes(0);
+	check_fast_overtakes(50);
 	test_mixed_stream_answers_each_once();
 	test_result_cap_and_errors();
 	test_bad_token();
