@@ -28,7 +28,7 @@
 #define STDIO_EXIT_STATUS_MS 300
 /* How long a reader waits for the server's last stderr lines to be logged. */
 #define STDIO_STDERR_DRAIN_MS 500
-/* How long a message may wait for a server to read it, unless the server's
+/* How long a server may take nothing of a message on its stdin, unless its
  * config sets a timeout: the client's default call timeout. */
 #define STDIO_WRITE_TIMEOUT_S 60.0
 
@@ -436,12 +436,12 @@ static long long monotonic_ms(void)
 
 /* write() all of @p to @fd (non-blocking) with SIGPIPE held back: a dead
  * server must give us EPIPE, not kill the whole process, and one that stops
- * reading must not hold us (and every caller queued on write_lock) past
- * @timeout_ms: -ETIMEDOUT then. */
+ * reading must not hold us (and every caller queued on write_lock): -ETIMEDOUT
+ * when it takes nothing for @timeout_ms. */
 static int write_all_nosigpipe(int fd, const char *p, size_t n, long long timeout_ms)
 {
 	static const struct timespec zero = {0, 0};
-	const long long deadline = monotonic_ms() + timeout_ms;
+	long long deadline = monotonic_ms() + timeout_ms;
 	struct pollfd pf = {.fd = fd, .events = POLLOUT};
 	sigset_t pipe_set, old;
 	bool had_pending;
@@ -474,6 +474,7 @@ static int write_all_nosigpipe(int fd, const char *p, size_t n, long long timeou
 		}
 		p += w;
 		n -= (size_t)w;
+		deadline = monotonic_ms() + timeout_ms;
 	}
 	if (rc == -EPIPE && !had_pending)
 		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
@@ -514,7 +515,7 @@ static int stdio_send(struct transport *t, json_t *msg, struct err *err)
 				  stdio_write_timeout_ms(t));
 		kill(-t->pid, SIGKILL);
 		err_set(err, EXIT_UNREACHABLE,
-			"server '%s' stopped reading its stdin: a message waited %.0f s; it was "
+			"server '%s' stopped reading its stdin: nothing taken for %.0f s; it was "
 			"stopped",
 			t->sc->name, (double)stdio_write_timeout_ms(t) / 1000);
 	} else if (rc == -EPIPE) {

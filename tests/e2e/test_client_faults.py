@@ -51,13 +51,14 @@ def test_hang_times_out_and_cancels(mcpfs):
 
 def test_server_that_stops_reading_is_stopped(mcpfs):
     """A 1 MiB call to a server that no longer reads stdin fills the pipe:
-    the write gives up at the server's timeout instead of blocking for ever."""
+    the write gives up once nothing was taken for the server's timeout, instead of
+    blocking for ever."""
     mcpfs.write_config({"f": {**faults("--deaf"), "timeout": 2}})
     t0 = time.monotonic()
     p = mcpfs.run("call", "f", "echo", "-", input=json.dumps({"message": "x" * (1 << 20)}),
                   check=3, timeout=60)
     assert time.monotonic() - t0 < 20
-    assert p.stderr == ("mcpfs: server 'f' stopped reading its stdin: a message waited 2 s; "
+    assert p.stderr == ("mcpfs: server 'f' stopped reading its stdin: nothing taken for 2 s; "
                         "it was stopped\n")
     log = (mcpfs.root / "logs" / "f.log").read_text()
     assert "stdin not read for 2000 ms: SIGKILL" in log
