@@ -245,8 +245,8 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 	}
 	snprintf(label, sizeof(label), "%s/%s", server, tool);
 	if (isatty(STDERR_FILENO)) {
-		o.progress = on_progress;
-		o.progress_ctx = label;
+		o.hooks.progress = on_progress;
+		o.hooks.progress_ctx = label;
 	}
 	/* The first call starts the server; --repeat times the ones after it. */
 	result = hub_call(h, server, tool, args, &o, &e);
@@ -263,7 +263,7 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 		fprintf(stderr, "%ld calls in %.3f s: %.0f calls/s\n", repeat - 1, s,
 			(double)(repeat - 1) / s);
 	}
-	if (o.progress)
+	if (o.hooks.progress)
 		fputs("\r\033[K", stderr);
 	json_decref(args);
 	if (!result) {

@@ -31,10 +31,10 @@ static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "202
 struct pending {
 	json_int_t id;
 	pthread_cond_t cond;
-	bool done;		     /* protected by client.lock */
-	json_t *response;	     /* new; protected by client.lock; NULL if the link died */
-	client_progress_fn progress; /* called under client.lock */
-	void *progress_ctx;
+	bool done;	  /* protected by client.lock */
+	bool passing;	  /* hooks->result is running; protected by client.lock */
+	json_t *response; /* new; protected by client.lock; NULL if the link died */
+	const struct client_call_hooks *hooks; /* the caller's; NULL: none */
 	struct pending *next;
 };
 
@@ -126,6 +126,19 @@ static void on_response(struct client *c, json_t *msg)
 	pthread_mutex_lock(&c->lock);
 	if (json_is_integer(id))
 		p = find_pending(c, json_integer_value(id));
+	if (p && !p->done && p->hooks && p->hooks->result &&
+	    json_is_object(json_object_get(msg, "result")) && !json_object_get(msg, "error")) {
+		/* The caller waits until passing is over (request()), so
+		 * p and its hooks stay valid without the lock. */
+		p->passing = true;
+		pthread_mutex_unlock(&c->lock);
+		p->hooks->result(p->hooks->result_ctx, json_object_get(msg, "result"));
+		pthread_mutex_lock(&c->lock);
+		p->passing = false;
+		/* Passed on: the caller gets it too, even if the link died meanwhile. */
+		if (p->done && !p->response)
+			p->done = false;
+	}
 	if (p && !p->done) {
 		p->response = msg;
 		msg = NULL;
@@ -147,10 +160,11 @@ static void on_progress(struct client *c, const json_t *params)
 		return;
 	pthread_mutex_lock(&c->lock);
 	p = find_pending(c, json_integer_value(token));
-	if (p && !p->done && p->progress)
-		p->progress(p->progress_ctx, json_number_value(json_object_get(params, "progress")),
-			    json_is_number(total) ? json_number_value(total) : -1,
-			    json_string_value(json_object_get(params, "message")));
+	if (p && !p->done && p->hooks && p->hooks->progress)
+		p->hooks->progress(p->hooks->progress_ctx,
+				   json_number_value(json_object_get(params, "progress")),
+				   json_is_number(total) ? json_number_value(total) : -1,
+				   json_string_value(json_object_get(params, "message")));
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -439,18 +453,16 @@ static void send_cancelled(struct client *c, json_int_t id, const char *reason)
 /* One request: @params stolen. Returns the new "result" member, or NULL with
  * @err. @what names the request in messages ("tools/call 'echo'"). */
 static json_t *request(struct client *c, const char *method, json_t *params, const char *what,
-		       double timeout_s, client_progress_fn progress, void *progress_ctx,
-		       bool may_reinit, struct err *err)
+		       double timeout_s, const struct client_call_hooks *hooks, bool may_reinit,
+		       struct err *err)
 {
-	struct pending p = {0};
+	struct pending p = {.hooks = hooks};
 	struct timespec deadline;
 	json_t *msg = NULL, *result = NULL, *error, *meta;
 	bool timed_out = false;
 	int rc = 0;
 
 	cond_init_monotonic(&p.cond);
-	p.progress = progress;
-	p.progress_ctx = progress_ctx;
 	pthread_mutex_lock(&c->lock);
 	if (!c->alive) {
 		err_set(err, EXIT_UNREACHABLE, "%s", c->why);
@@ -463,7 +475,7 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 	c->pending = &p;
 	pthread_mutex_unlock(&c->lock);
 
-	if (progress && params) {
+	if (hooks && hooks->progress && params) {
 		meta = json_pack("{s:I}", "progressToken", p.id);
 		if (meta)
 			json_object_set_new(params, "_meta", meta);
@@ -480,6 +492,8 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 	pthread_mutex_lock(&c->lock);
 	while (!p.done && !rc)
 		rc = pthread_cond_timedwait(&p.cond, &c->lock, &deadline);
+	while (p.passing) /* the result is on its way: it is ours, timeout or not */
+		pthread_cond_wait(&p.cond, &c->lock);
 	timed_out = !p.done;
 	if (!p.response && !timed_out)
 		err_set(err, EXIT_UNREACHABLE, "%s (during %s)", c->why, what);
@@ -510,6 +524,8 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 	goto out_msg;
 out_unlink:
 	pthread_mutex_lock(&c->lock);
+	while (p.passing)
+		pthread_cond_wait(&p.cond, &c->lock);
 	unlink_pending(c, &p);
 	/* A write to a server that just died: say why it died. */
 	if (!c->alive)
@@ -553,7 +569,7 @@ static int handshake(struct client *c, struct err *err)
 			   CLIENT_VERSION);
 	result = request(c, "initialize", params, "initialize",
 			 timeout_or(c->sc->connect_timeout_s, CLIENT_DEFAULT_CONNECT_TIMEOUT_S),
-			 NULL, NULL, false, err);
+			 NULL, false, err);
 	if (!result)
 		return -1;
 	version = json_string_value(json_object_get(result, "protocolVersion"));
@@ -661,8 +677,7 @@ json_t *client_list_tools(struct client *c, struct err *err)
 		params = next ? json_pack("{s:s}", "cursor", next) : json_object();
 		free(next);
 		next = NULL;
-		result =
-		    request(c, "tools/list", params, "tools/list", timeout, NULL, NULL, true, err);
+		result = request(c, "tools/list", params, "tools/list", timeout, NULL, true, err);
 		if (!result)
 			goto out_free;
 		page = json_object_get(result, "tools");
@@ -688,7 +703,7 @@ out_free:
 }
 
 json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,
-			 client_progress_fn progress, void *progress_ctx, struct err *err)
+			 const struct client_call_hooks *hooks, struct err *err)
 {
 	char what[300];
 	json_t *params;
@@ -702,8 +717,8 @@ json_t *client_call_tool(struct client *c, const char *tool, json_t *args, doubl
 	}
 	return request(
 	    c, "tools/call", params, what,
-	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S)), progress,
-	    progress_ctx, true, err);
+	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S)), hooks,
+	    true, err);
 }
 
 bool client_alive(struct client *c)

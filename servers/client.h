@@ -26,6 +26,20 @@ struct client_events {
  * or the hub. */
 typedef void (*client_progress_fn)(void *ctx, double progress, double total, const char *message);
 
+/* What a caller of client_call_tool hears of its call on the connection's
+ * reader thread. */
+struct client_call_hooks {
+	client_progress_fn progress; /* progress notifications; NULL: none asked for */
+	void *progress_ctx;
+	/* The CallToolResult (borrowed) the moment it arrives, before the
+	 * caller's thread is woken, with no lock held: for a caller that can
+	 * pass it on sooner than it can be woken. At most once; must not block
+	 * or call the client or the hub. client_call_tool returns the result
+	 * all the same. */
+	void (*result)(void *ctx, json_t *result);
+	void *result_ctx;
+};
+
 /* New, not yet connected. @sc is copied. @log_path receives the server's
  * stderr (stdio) and protocol faults; NULL for none. */
 struct client *client_new(const struct server_config *sc, const char *log_path,
@@ -40,12 +54,12 @@ int client_connect(struct client *c, struct err *err);
 json_t *client_list_tools(struct client *c, struct err *err);
 
 /* tools/call. @args is borrowed (NULL: {}). @timeout_s <= 0 uses the config's.
- * On timeout sends notifications/cancelled. Returns the new CallToolResult
- * object (isError may be true: that is a result, not an error), or NULL with
- * @err (EXIT_FAILED for a JSON-RPC error, EXIT_UNREACHABLE when the server is
- * gone or timed out). */
+ * @hooks may be NULL. On timeout sends notifications/cancelled. Returns the
+ * new CallToolResult object (isError may be true: that is a result, not an
+ * error), or NULL with @err (EXIT_FAILED for a JSON-RPC error,
+ * EXIT_UNREACHABLE when the server is gone or timed out). */
 json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,
-			 client_progress_fn progress, void *progress_ctx, struct err *err);
+			 const struct client_call_hooks *hooks, struct err *err);
 
 bool client_alive(struct client *c);
 /* The negotiated protocol version, the serverInfo name; borrowed, valid while connected. */

@@ -842,8 +842,7 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 		     now_s() + (timeout > start_budget ? timeout : start_budget), err);
 	if (!cn)
 		return NULL;
-	result = client_call_tool(cn->c, tool, args, timeout, o ? o->progress : NULL,
-				  o ? o->progress_ctx : NULL, err);
+	result = client_call_tool(cn->c, tool, args, timeout, o ? &o->hooks : NULL, err);
 	release(h, cn);
 	return result;
 }

@@ -61,11 +61,10 @@ void hub_connect_all(struct hub *h, double timeout_s);
 json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err);
 
 struct hub_call_opts {
-	double timeout_s;	     /* <= 0: the server's configured timeout */
-	const char *customer;	     /* for SCOPE_CUSTOMER servers: whose instance; else NULL */
-	const char *workspace;	     /* that customer's workspace folder (${WORKSPACE}) */
-	client_progress_fn progress; /* NULL: none */
-	void *progress_ctx;
+	double timeout_s;		/* <= 0: the server's configured timeout */
+	const char *customer;		/* for SCOPE_CUSTOMER servers: whose instance; else NULL */
+	const char *workspace;		/* that customer's workspace folder (${WORKSPACE}) */
+	struct client_call_hooks hooks; /* progress, the result as it arrives; zeros: none */
 };
 
 /* tools/call on the server by its original MCP tool name; starts it if

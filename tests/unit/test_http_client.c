@@ -193,7 +193,7 @@ static json_t *call(struct client *c, const char *tool, const char *args, struct
 {
 	json_t *a = json_loads(args, 0, NULL), *r;
 
-	r = client_call_tool(c, tool, a, 0, NULL, NULL, e);
+	r = client_call_tool(c, tool, a, 0, NULL, e);
 	json_decref(a);
 	return r;
 }

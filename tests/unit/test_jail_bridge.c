@@ -28,7 +28,6 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 	char *text;
 
 	(void)h;
-	(void)o;
 	if (ms)
 		nanosleep(&ts, NULL);
 	if (json_is_true(json_object_get(args, "fail"))) {
@@ -40,6 +39,9 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 	res =
 	    json_pack("{s:[{s:s,s:s}],s:s}", "content", "type", "text", "text", text, "tool", tool);
 	free(text);
+	/* as the client does: the result to the hook first, and returned too */
+	if (res && o && o->hooks.result)
+		o->hooks.result(o->hooks.result_ctx, res);
 	return res;
 }
 
@@ -187,6 +189,16 @@ static void test_result_cap_and_errors(void)
 	CHECK(fd >= 0, "connect: %d", fd);
 	if (fd < 0)
 		return;
+	/* past what the reader thread sends on, under the cap: sent by the worker */
+	dprintf(fd,
+		"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"server\":"
+		"\"s\",\"name\":\"mid\",\"arguments\":{\"size\":50000}}}\n");
+	r = read_reply(in);
+	msg = json_string_value(json_object_get(
+	    json_array_get(json_object_get(json_object_get(r, "result"), "content"), 0), "text"));
+	CHECK(json_integer_value(json_object_get(r, "id")) == 6 && msg && strlen(msg) == 50000,
+	      "a 50 kB result arrives whole");
+	json_decref(r);
 	dprintf(fd,
 		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"server\":"
 		"\"s\",\"name\":\"big\",\"arguments\":{\"size\":200000}}}\n");
@@ -241,10 +253,10 @@ int main(void)
 	test_bad_token();
 	bridge_stop(b);
 	CHECK(access(path, F_OK) < 0 && errno == ENOENT, "the socket is removed");
-	CHECK(bridge_ncalls(b) == 6 + MIXED_N, "calls counted: %zu", bridge_ncalls(b));
+	CHECK(bridge_ncalls(b) == 7 + MIXED_N, "calls counted: %zu", bridge_ncalls(b));
 	calls = bridge_calls(b);
-	CHECK(json_array_size(calls) == 6 + MIXED_N &&
-		  json_is_false(json_object_get(json_array_get(calls, 5 + MIXED_N), "ok")),
+	CHECK(json_array_size(calls) == 7 + MIXED_N &&
+		  json_is_false(json_object_get(json_array_get(calls, 6 + MIXED_N), "ok")),
 	      "calls recorded with their outcome");
 	json_decref(calls);
 	bridge_free(b);
