@@ -49,16 +49,11 @@ static size_t plain_run(const unsigned char *p, const unsigned char *end, const 
 	return (size_t)(q - p);
 }
 
-static int put_escaped_cp(struct buf *b, unsigned long cp)
-{
-	if (cp < 0x100)
-		return buf_printf(b, "\\x%02lx", cp);
-	if (cp < 0x10000)
-		return buf_printf(b, "\\u%04lx", cp);
-	return buf_printf(b, "\\U%08lx", cp);
-}
-
-int cg_py_str_n(struct buf *b, const char *s, size_t len)
+/* A double-quoted string literal of @s: quotes, backslashes and newlines
+ * escaped as both languages spell them, printable ASCII as it is, any other
+ * code point through @escape (the language's own spelling). */
+static int quoted(struct buf *b, const char *s, size_t len,
+		  int (*escape)(struct buf *b, unsigned long cp))
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	unsigned long cp;
@@ -78,14 +73,28 @@ int cg_py_str_n(struct buf *b, const char *s, size_t len)
 			rc = buf_printf(b, "\\%c", (char)cp);
 		else if (cp == '\n')
 			rc = buf_puts(b, "\\n");
-		else if (cp == '\t')
-			rc = buf_puts(b, "\\t");
 		else if (cp >= 0x20 && cp < 0x7f)
 			rc = buf_putc(b, (char)cp);
 		else
-			rc = put_escaped_cp(b, cp);
+			rc = escape(b, cp);
 	}
 	return rc ? rc : buf_putc(b, '"');
+}
+
+static int py_escape(struct buf *b, unsigned long cp)
+{
+	if (cp == '\t')
+		return buf_puts(b, "\\t");
+	if (cp < 0x100)
+		return buf_printf(b, "\\x%02lx", cp);
+	if (cp < 0x10000)
+		return buf_printf(b, "\\u%04lx", cp);
+	return buf_printf(b, "\\U%08lx", cp);
+}
+
+int cg_py_str_n(struct buf *b, const char *s, size_t len)
+{
+	return quoted(b, s, len, py_escape);
 }
 
 /* Characters that end a line in one of our target languages. */
@@ -135,7 +144,7 @@ int cg_py_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 		} else if (cp == '\t') {
 			rc = buf_puts(b, "    ");
 		} else if (cp < 0x20 || cp == 0x7f || cp == 0xfffd) {
-			rc = put_escaped_cp(b, cp);
+			rc = py_escape(b, cp);
 		} else {
 			rc = buf_append(b, p - n, n);
 		}
@@ -145,35 +154,18 @@ int cg_py_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 	return rc;
 }
 
+/* UTF-16 escapes: a surrogate pair above the BMP. */
+static int ts_escape(struct buf *b, unsigned long cp)
+{
+	if (cp < 0x10000)
+		return buf_printf(b, "\\u%04lx", cp);
+	return buf_printf(b, "\\u%04lx\\u%04lx", 0xd800 + ((cp - 0x10000) >> 10),
+			  0xdc00 + ((cp - 0x10000) & 0x3ff));
+}
+
 int cg_ts_str_n(struct buf *b, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
-	unsigned long cp;
-	size_t n;
-	int rc = buf_putc(b, '"');
-
-	while (!rc && p < end) {
-		n = plain_run(p, end, "\"\\");
-		if (n) {
-			rc = buf_append(b, p, n);
-			p += n;
-			continue;
-		}
-		cp = cg_utf8_next(p, &n);
-		p += n;
-		if (cp == '"' || cp == '\\')
-			rc = buf_printf(b, "\\%c", (char)cp);
-		else if (cp == '\n')
-			rc = buf_puts(b, "\\n");
-		else if (cp >= 0x20 && cp < 0x7f)
-			rc = buf_putc(b, (char)cp);
-		else if (cp < 0x10000)
-			rc = buf_printf(b, "\\u%04lx", cp);
-		else
-			rc = buf_printf(b, "\\u%04lx\\u%04lx", 0xd800 + ((cp - 0x10000) >> 10),
-					0xdc00 + ((cp - 0x10000) & 0x3ff));
-	}
-	return rc ? rc : buf_putc(b, '"');
+	return quoted(b, s, len, ts_escape);
 }
 
 int cg_ts_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
