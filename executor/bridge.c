@@ -27,9 +27,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../servers/hub.h"
 #include "../workspaces/session.h"
 
@@ -121,14 +121,6 @@ struct method {
 		       struct err *err);
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* A string member without an embedded NUL (which C would silently cut), or NULL. */
 static const char *plain_string(json_t *obj, const char *key)
 {
@@ -177,11 +169,12 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 		o.hooks.result = pass_result;
 		o.hooks.result_ctx = rq;
 	}
-	t0 = now_ms();
+	t0 = clock_now_ms();
 	res = hub_call(b->hub, server, tool, json_is_object(args) ? args : NULL, &o, err);
 	*code = RPC_FAILED;
 	rec = json_pack("{s:s,s:s,s:f,s:b}", "server", server, "tool", tool, "duration_ms",
-			now_ms() - t0, "ok", res && !json_is_true(json_object_get(res, "isError")));
+			clock_now_ms() - t0, "ok",
+			res && !json_is_true(json_object_get(res, "isError")));
 	pthread_mutex_lock(&b->lock);
 	b->ncalls++;
 	if (rec && json_array_size(b->records) < BRIDGE_MAX_RECORDS)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../common/buf.h"
+#include "../common/clock.h"
 #include "../common/embed.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
@@ -64,14 +65,6 @@ struct run {
 	json_t *calls; /* new */
 	size_t ncalls;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void iso_now(char *out, size_t n)
 {
@@ -173,7 +166,7 @@ static void supervise(struct run *r, double timeout_ms)
 		}
 		p[3].fd = alive ? sfd : -1;
 		p[3].events = POLLIN;
-		left = r->t0 + timeout_ms - now_ms();
+		left = r->t0 + timeout_ms - clock_now_ms();
 		if (alive && left <= 0 && !r->timed_out) {
 			r->timed_out = true;
 			jail_kill(r->jail);
@@ -306,7 +299,7 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	s.stdout_fd = out_fd;
 	s.stderr_fd = err_fd;
 	s.run_id = r->id;
-	r->t0 = now_ms();
+	r->t0 = clock_now_ms();
 	iso_now(r->started_at, sizeof(r->started_at));
 	r->jail = jail_start(&s, err);
 	close(in_fd);
@@ -435,7 +428,7 @@ json_t *run_exec(const struct run_opts *o, int *status, struct err *err)
 	}
 	supervise(&r, timeout * 1e3);
 	jail_wait(r.jail, &r.ex);
-	r.duration_ms = now_ms() - r.t0;
+	r.duration_ms = clock_now_ms() - r.t0;
 	iso_now(r.ended_at, sizeof(r.ended_at));
 	jail_free(r.jail);
 	r.jail = NULL;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
+
 /* Ceilings: inode numbers ever handed out, and top-level files cached. */
 #define TREE_INODES_MAX (16u << 20)
 #define TOP_CACHE_ENTRIES 4096
@@ -446,7 +448,7 @@ void fusefs_tree_changed(struct fusefs_tree *t, const char *name)
 
 void fusefs_tree_poll(struct fusefs_tree *t)
 {
-	double now = fusefs_now();
+	double now = clock_now_s();
 	size_t i;
 
 	for (i = 0; i < t->nslots; i++)

@@ -5,16 +5,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/clock.h"
+
 #define RETRY_MIN_S 1.0
 #define RETRY_MAX_S 30.0
-
-double fusefs_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int fusefs_slot_init(struct fusefs_slot *s, const struct cg_root *root, size_t index,
 		     const struct fusefs_source *src, struct fusefs_budget *budget, double wait_s,
@@ -88,7 +82,7 @@ static void install(struct fusefs_slot *s, struct fusefs_snap *snap)
 	if (snap->ok) {
 		s->retry_s = RETRY_MIN_S;
 	} else {
-		s->retry_at = fusefs_now() + s->retry_s;
+		s->retry_at = clock_now_s() + s->retry_s;
 		s->retry_s = s->retry_s * 2 > RETRY_MAX_S ? RETRY_MAX_S : s->retry_s * 2;
 	}
 	if (old && same(old, snap)) {
@@ -151,7 +145,7 @@ static void request(struct fusefs_slot *s)
 static struct timespec deadline(double wait_s)
 {
 	struct timespec ts;
-	double t = fusefs_now() + wait_s;
+	double t = clock_now_s() + wait_s;
 
 	ts.tv_sec = (time_t)t;
 	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);

@@ -61,6 +61,4 @@ void fusefs_slot_reload(struct fusefs_slot *s);
  * failed, or a failed server whose retry is due get a reload. */
 void fusefs_slot_poll(struct fusefs_slot *s, double now);
 
-double fusefs_now(void); /* CLOCK_MONOTONIC seconds */
-
 #endif

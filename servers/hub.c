@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/clock.h"
 #include "../common/fsx.h"
 #include "catalog_cache.h"
 #include "server_log.h"
@@ -79,14 +80,6 @@ struct hub {
 	pthread_mutex_t cache_lock; /* one writer per cache file at a time */
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *m, double t)
 {
 	struct timespec ts;
@@ -138,7 +131,7 @@ static double backoff_s(unsigned failures)
 /* Called with hub.lock held: a start failed or a connection died. */
 static void record_failure(struct instance *inst, const char *why)
 {
-	double now = now_s();
+	double now = clock_now_s();
 
 	if (inst->state == HUB_READY && now - inst->started_at >= HUB_HEALTHY_S)
 		inst->failures = 0;
@@ -208,7 +201,7 @@ static void release(struct hub *h, struct conn *cn)
 
 	pthread_mutex_lock(&h->lock);
 	last = --cn->refs == 0 && cn->detached;
-	cn->inst->last_used = now_s();
+	cn->inst->last_used = clock_now_s();
 	pthread_mutex_unlock(&h->lock);
 	if (last)
 		conn_free(cn);
@@ -293,7 +286,7 @@ static struct conn *start(struct instance *inst, const char *workspace, double d
 	if (!sc)
 		return NULL;
 	if (deadline > 0) {
-		left = deadline - now_s();
+		left = deadline - clock_now_s();
 		if (left < 0.1)
 			left = 0.1;
 		if (!sc->connect_timeout_s || sc->connect_timeout_s > left)
@@ -348,7 +341,7 @@ static struct conn *acquire(struct hub *h, struct hub_server *srv, const char *c
 		if (inst->conn && client_alive(inst->conn->c)) {
 			cn = inst->conn;
 			cn->refs++;
-			inst->last_used = now_s();
+			inst->last_used = clock_now_s();
 			break;
 		}
 		if (inst->state == HUB_STARTING) {
@@ -362,10 +355,10 @@ static struct conn *acquire(struct hub *h, struct hub_server *srv, const char *c
 			pthread_mutex_lock(&h->lock);
 			continue;
 		}
-		wait = inst->next_try - now_s();
+		wait = inst->next_try - clock_now_s();
 		if (wait > 0) {
 			/* Without a deadline (a catalog read) do not wait at all. */
-			if (deadline <= 0 || now_s() + wait > deadline) {
+			if (deadline <= 0 || clock_now_s() + wait > deadline) {
 				err_set(err, EXIT_UNREACHABLE,
 					"%s; next restart attempt in %.1f s (backoff)", inst->why,
 					wait);
@@ -381,7 +374,7 @@ static struct conn *acquire(struct hub *h, struct hub_server *srv, const char *c
 		if (cn) {
 			inst->conn = cn;
 			inst->state = HUB_READY;
-			inst->started_at = inst->last_used = now_s();
+			inst->started_at = inst->last_used = clock_now_s();
 			cn->refs++;
 			/* A restarted server may list other tools than the catalog
 			 * we hold (from the cache or an older run): look again. */
@@ -580,7 +573,7 @@ static void *refresher_main(void *arg)
 				if (!cn || cn->refs || inst->state == HUB_STARTING)
 					continue;
 				if (client_alive(cn->c) &&
-				    (!inst->customer || now_s() - inst->last_used < idle))
+				    (!inst->customer || clock_now_s() - inst->last_used < idle))
 					continue;
 				if (client_alive(cn->c))
 					inst->state = HUB_IDLE;
@@ -592,7 +585,7 @@ static void *refresher_main(void *arg)
 			}
 		}
 		if (!h->stop)
-			cond_wait_until(&h->cond, &h->lock, now_s() + HUB_SWEEP_S);
+			cond_wait_until(&h->cond, &h->lock, clock_now_s() + HUB_SWEEP_S);
 	}
 	pthread_mutex_unlock(&h->lock);
 	return NULL;
@@ -779,7 +772,7 @@ static void *connect_main(void *arg)
 void hub_connect_all(struct hub *h, double timeout_s)
 {
 	struct connect_job *jobs = calloc(h->n + 1, sizeof(*jobs));
-	double deadline = now_s() + (timeout_s > 0 ? timeout_s : 30);
+	double deadline = clock_now_s() + (timeout_s > 0 ? timeout_s : 30);
 	size_t i;
 
 	for (i = 0; i < h->n; i++) {
@@ -839,7 +832,7 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 	start_budget =
 	    srv->sc->connect_timeout_s > 0 ? srv->sc->connect_timeout_s : HUB_DEFAULT_CONNECT_S;
 	cn = acquire(h, srv, customer, o ? o->workspace : NULL,
-		     now_s() + (timeout > start_budget ? timeout : start_budget), err);
+		     clock_now_s() + (timeout > start_budget ? timeout : start_budget), err);
 	if (!cn)
 		return NULL;
 	result = client_call_tool(cn->c, tool, args, timeout, o ? &o->hooks : NULL, err);

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "jsonrpc.h"
 #include "server_log.h"
 #include "transport.h"
@@ -426,14 +427,6 @@ out_free:
 	return NULL;
 }
 
-static long long monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* write() all of @p to @fd (non-blocking) with SIGPIPE held back: a dead
  * server must give us EPIPE, not kill the whole process, and one that stops
  * reading must not hold us (and every caller queued on write_lock): -ETIMEDOUT
@@ -441,12 +434,12 @@ static long long monotonic_ms(void)
 static int write_all_nosigpipe(int fd, const char *p, size_t n, long long timeout_ms)
 {
 	static const struct timespec zero = {0, 0};
-	long long deadline = monotonic_ms() + timeout_ms;
+	double deadline = clock_now_ms() + (double)timeout_ms;
 	struct pollfd pf = {.fd = fd, .events = POLLOUT};
 	sigset_t pipe_set, old;
 	bool had_pending;
 	sigset_t pending;
-	long long left;
+	double left;
 	ssize_t w;
 	int rc = 0;
 
@@ -460,12 +453,12 @@ static int write_all_nosigpipe(int fd, const char *p, size_t n, long long timeou
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno == EAGAIN) {
-			left = deadline - monotonic_ms();
+			left = deadline - clock_now_ms();
 			if (left <= 0) {
 				rc = -ETIMEDOUT;
 				break;
 			}
-			poll(&pf, 1, left > INT_MAX ? INT_MAX : (int)left);
+			poll(&pf, 1, left > INT_MAX ? INT_MAX : (int)left + 1);
 			continue;
 		}
 		if (w < 0) {
@@ -474,7 +467,7 @@ static int write_all_nosigpipe(int fd, const char *p, size_t n, long long timeou
 		}
 		p += w;
 		n -= (size_t)w;
-		deadline = monotonic_ms() + timeout_ms;
+		deadline = clock_now_ms() + (double)timeout_ms;
 	}
 	if (rc == -EPIPE && !had_pending)
 		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/clock.h"
 #include "../../common/fsx.h"
 #include "../../servers/config.h"
 #include "../../servers/hub.h"
@@ -55,14 +56,6 @@ static bool wait_generation(struct changes *ch, uint64_t want)
 	ok = ch->generation >= want;
 	pthread_mutex_unlock(&ch->lock);
 	return ok;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static bool has_tool(json_t *tools, const char *name)
@@ -141,11 +134,11 @@ static void test_faults(struct hub *h)
 	      "paginated tools/list: 17 tools over 5 pages, got %zu", json_array_size(tools));
 	json_decref(tools);
 
-	t0 = now_s();
+	t0 = clock_now_s();
 	r = call(h, "faults", "crash", "{}", 30, &e);
 	CHECK(!r && e.status == EXIT_UNREACHABLE && strstr(e.text, "exited with status 3") &&
-		  now_s() - t0 < 5,
-	      "crash fails the call at once: %.2f s, '%s'", now_s() - t0, e.text);
+		  clock_now_s() - t0 < 5,
+	      "crash fails the call at once: %.2f s, '%s'", clock_now_s() - t0, e.text);
 	json_decref(r);
 	hub_info(h, "faults", &in);
 	CHECK(in.state == HUB_FAILED && strstr(in.why, "exited"), "state failed after crash");
@@ -153,9 +146,9 @@ static void test_faults(struct hub *h)
 	CHECK(r && !strcmp(text_of(r), "again"), "restarted on next use: %s", e.text);
 	json_decref(r);
 
-	t0 = now_s();
+	t0 = clock_now_s();
 	r = call(h, "faults", "hang", "{}", 0.5, &e);
-	CHECK(!r && strstr(e.text, "timed out after 0.5 s") && now_s() - t0 < 3,
+	CHECK(!r && strstr(e.text, "timed out after 0.5 s") && clock_now_s() - t0 < 3,
 	      "hang times out: '%s'", e.text);
 	json_decref(r);
 	usleep(200 * 1000);
