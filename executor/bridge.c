@@ -9,7 +9,8 @@
  * ~30 us here (a cross-CPU interrupt on this VM). Requests that arrive
  * together are queued for the pool. A tools/call result goes back to the
  * code from the thread that reads it from the server (pass_result), before
- * the serving worker wakes. */
+ * the serving worker wakes; that worker then reads on, polling a little
+ * while first when the code calls in a loop (spin_for_request). */
 #define _GNU_SOURCE
 #include "bridge.h"
 
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +45,8 @@
 #define BRIDGE_READ_CHUNK 65536
 /* The largest reply sent on from a server connection's reader thread. */
 #define BRIDGE_PASS_MAX 16384
+/* How long a reader polls for a request before it sleeps (spin_for_request). */
+#define BRIDGE_SPIN_MS 0.15
 /* The watcher's epoll data: these two, else a connection's id. */
 #define WATCH_LISTEN 0
 #define WATCH_STOP 1
@@ -66,8 +70,9 @@ struct conn {
 	 * worker to worker, never shared). */
 	char *in;
 	size_t cap, len;
+	double served_ms; /* when its last request was served, else 0 */
+	bool spin;	  /* the next request is expected soon: poll for it */
 	bool authed;
-	bool in_epoll;	   /* fd was added to the watcher's epoll */
 	uint64_t tickets;  /* parks so far; protected by b->lock */
 	uint64_t parked;   /* the park's ticket while its reader serves, else 0; b->lock */
 	unsigned refs;	   /* the read side + call jobs; protected by b->lock */
@@ -91,7 +96,8 @@ struct bridge {
 	int epfd; /* the watcher's: the listening socket, stop_pipe, parked connections */
 	int stop_pipe[2];
 	pthread_t acceptor;
-	bool stopped; /* bridge_stop ran; only the owner's thread touches it */
+	bool stopped;	      /* bridge_stop ran; only the owner's thread touches it */
+	atomic_bool spinning; /* a reader is polling (spin_for_request) */
 
 	pthread_mutex_t lock; /* everything below */
 	pthread_cond_t work;  /* a job was queued, or stopping */
@@ -110,8 +116,10 @@ struct bridge {
 /* A request being served: where its reply goes. */
 struct request {
 	struct conn *c;
-	json_t *id;   /* borrowed; NULL for a notification */
-	bool replied; /* the reply already went out (pass_result) */
+	json_t *id;	 /* borrowed; NULL for a notification */
+	uint64_t ticket; /* the park of the read side its worker holds, else 0 */
+	bool kept;	 /* pass_result gave that read side back to the worker */
+	bool replied;	 /* the reply already went out (pass_result) */
 };
 
 struct method {
@@ -131,19 +139,31 @@ static const char *plain_string(json_t *obj, const char *key)
 }
 
 static int conn_try_send(struct conn *c, json_t *msg);
+static uint64_t park(struct conn *c);
+static bool unpark(struct conn *c, uint64_t ticket);
 
 /* A tools/call result, sent on from the server connection's reader thread
  * the moment it arrives (client_call_hooks.result): the worker serving the
  * call is not woken first, which saves ~70 us a call here. When it cannot go
- * out at once, the worker sends it as usual. */
+ * out at once, the worker sends it as usual. The read side is taken back
+ * first: the code's next request, which can come before the worker is awake,
+ * then waits for that worker instead of waking the watcher and another
+ * worker (two wake-ups more). */
 static void pass_result(void *ctx, json_t *result)
 {
 	struct request *rq = ctx;
 	json_t *r = json_pack("{s:s,s:O,s:O}", "jsonrpc", "2.0", "id", rq->id, "result", result);
+	bool mine = rq->ticket && unpark(rq->c, rq->ticket);
 
 	if (r && conn_try_send(rq->c, r) == 0)
 		rq->replied = true;
 	json_decref(r);
+	if (!mine)
+		return;
+	/* Not sent: the worker sends it, perhaps slowly, and requests that come
+	 * meanwhile are read by another (parked again; kept if that fails). */
+	rq->ticket = rq->replied ? 0 : park(rq->c);
+	rq->kept = rq->ticket == 0;
 }
 
 static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params, int *code,
@@ -318,12 +338,15 @@ static void reply_error(struct conn *c, json_t *id, int code, const char *messag
 	json_decref(r);
 }
 
-static void handle(struct conn *c, json_t *req)
+/* Serve @req. *@ticket (@ticket NULL: none): the park of the read side
+ * this worker holds; pass_result may park it anew. Returns true when the
+ * read side came back to this worker meanwhile (no unpark needed). */
+static bool handle(struct conn *c, json_t *req, uint64_t *ticket)
 {
 	const char *name = json_string_value(json_object_get(req, "method"));
 	json_t *id = json_object_get(req, "id");
 	json_t *params = json_object_get(req, "params");
-	struct request rq = {.c = c, .id = id};
+	struct request rq = {.c = c, .id = id, .ticket = ticket ? *ticket : 0};
 	struct err e = {0};
 	json_t *res = NULL, *r;
 	int code = RPC_NO_METHOD;
@@ -351,6 +374,9 @@ static void handle(struct conn *c, json_t *req)
 	json_decref(r);
 out:
 	json_decref(res);
+	if (ticket)
+		*ticket = rq.ticket;
+	return rq.kept;
 }
 
 /* Drop one reference; the last one closes the socket and frees. Called with
@@ -398,7 +424,7 @@ static void *worker_main(void *arg)
 		b->njobs_running++;
 		pthread_mutex_unlock(&b->lock);
 		if (j->req) {
-			handle(j->c, j->req);
+			handle(j->c, j->req, NULL);
 			json_decref(j->req);
 		} else {
 			read_conn(j->c);
@@ -534,10 +560,8 @@ static uint64_t park(struct conn *c)
 	pthread_mutex_lock(&b->lock);
 	ticket = c->parked = ++c->tickets;
 	pthread_mutex_unlock(&b->lock);
-	if (epoll_ctl(b->epfd, c->in_epoll ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &ev) == 0) {
-		c->in_epoll = true;
+	if (epoll_ctl(b->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
 		return ticket;
-	}
 	pthread_mutex_lock(&b->lock);
 	c->parked = 0;
 	pthread_mutex_unlock(&b->lock);
@@ -586,6 +610,30 @@ static void claim(struct bridge *b, uint64_t id)
 	pthread_mutex_unlock(&b->lock);
 }
 
+/* A program calling tools in a loop sends its next request within tens of
+ * microseconds of the reply; waking a sleeping thread costs ~40 us here (a
+ * cross-CPU interrupt on this VM). So when the last request came that soon
+ * after the one before was served, poll for the next one a little while
+ * before sleeping. A program that pauses between calls (or a loaded machine,
+ * which stretches the gaps) turns the polling off, until a request comes
+ * soon again; and one reader of the bridge polls at a time, so threads and
+ * Promise.all do not fill the CPUs with polling. */
+static void spin_for_request(struct conn *c)
+{
+	double until;
+	char byte;
+
+	if (!c->spin || atomic_exchange(&c->b->spinning, true))
+		return;
+	until = clock_now_ms() + BRIDGE_SPIN_MS;
+	while (recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) < 0 && errno == EAGAIN)
+		if (clock_now_ms() > until) {
+			c->spin = false;
+			break;
+		}
+	atomic_store(&c->b->spinning, false);
+}
+
 /* Read until requests are in hand. Requests that came together go to the
  * pool but the last, returned in *last (NULL if none). Returns false when
  * the read side ends: EOF, or the connection is to be closed (bad token,
@@ -605,6 +653,7 @@ static bool read_requests(struct conn *c, json_t **last)
 			open = false;
 			break;
 		}
+		spin_for_request(c);
 		r = recv(c->fd, c->in + c->len, c->cap - c->len - 1, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -612,6 +661,8 @@ static bool read_requests(struct conn *c, json_t **last)
 			eof = true;
 			break;
 		}
+		if (c->served_ms > 0)
+			c->spin = clock_now_ms() - c->served_ms < BRIDGE_SPIN_MS;
 		c->len += (size_t)r;
 		used = 0;
 		while (open && (nl = memchr(c->in + used, '\n', c->len - used))) {
@@ -653,9 +704,9 @@ static void read_conn(struct conn *c)
 {
 	uint64_t ticket = 0;
 	json_t *last;
-	bool more;
+	bool more, kept;
 
-	do {
+	for (;;) {
 		more = read_requests(c, &last);
 		if (!last)
 			return;
@@ -665,13 +716,19 @@ static void read_conn(struct conn *c)
 				shutdown(c->fd, SHUT_RD);
 			more = false;
 		}
-		handle(c, last);
+		kept = handle(c, last, more ? &ticket : NULL);
 		json_decref(last);
-	} while (more && unpark(c, ticket));
+		if (!more || !(kept || unpark(c, ticket)))
+			return;
+		c->served_ms = clock_now_ms();
+	}
 }
 
+/* A connection for @fd, known to the watcher's epoll but disarmed (no
+ * events) until parked; when that fails it is never parked (park). */
 static struct conn *conn_new(struct bridge *b, int fd)
 {
+	struct epoll_event none = {.events = 0};
 	struct conn *c;
 
 	pthread_mutex_lock(&b->lock);
@@ -682,6 +739,8 @@ static struct conn *conn_new(struct bridge *b, int fd)
 	c->b = b;
 	c->fd = fd;
 	c->id = b->next_id++;
+	none.data.u64 = c->id;
+	epoll_ctl(b->epfd, EPOLL_CTL_ADD, fd, &none);
 	c->refs = 1; /* held until the read job is queued */
 	pthread_mutex_init(&c->wlock, NULL);
 	c->next = b->conns;

@@ -5,6 +5,7 @@ import os
 import socket
 import subprocess
 import threading
+import time
 
 import pytest
 
@@ -84,6 +85,27 @@ def test_threads_each_connection(bridge):
     assert errors == []
     assert results == {(k, j): f"The sum of {k} and {j} is {k + j}."
                        for k in range(8) for j in range(10)}
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_quiet_connection_costs_no_cpu(bridge):
+    """Calls in quick succession make the reader poll for the next request;
+    when the code goes quiet the polling stops at once, and the next call
+    is answered as usual."""
+    s, f, _ = bridge.connect()
+    for i in range(1, 301):
+        s.sendall(json.dumps(call(i, i, 1)).encode() + b"\n")
+        assert json.loads(f.readline())["id"] == i
+    before = cpu_seconds(bridge.proc.pid)
+    time.sleep(1.0)
+    used = cpu_seconds(bridge.proc.pid) - before
+    assert used < 0.05, f"the bridge used {used:.2f} s of CPU while the code was quiet"
+    s.sendall(json.dumps(call(999, 2, 3)).encode() + b"\n")
+    assert json.loads(f.readline())["result"]["content"][0]["text"] == "The sum of 2 and 3 is 5."
 
 
 def test_wrong_token_refused_and_closed(bridge):

@@ -127,8 +127,10 @@ struct mixed {
 	unsigned seed;
 };
 
-/* Requests one by one with small random gaps, some slow: every hand-off of
- * the read side between the serving worker and the watcher gets raced. */
+/* Requests one by one with small random gaps, some slow, some with results
+ * too large for the reader thread to send on: every hand-off of the read
+ * side between the serving worker and the watcher gets raced, and the
+ * polling for the next request too. */
 static void *mixed_writer(void *arg)
 {
 	struct mixed *m = arg;
@@ -138,8 +140,10 @@ static void *mixed_writer(void *arg)
 	for (i = 1; i <= MIXED_N; i++) {
 		dprintf(m->fd,
 			"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{"
-			"\"server\":\"s\",\"name\":\"t%d\",\"arguments\":{\"sleep_ms\":%d}}}\n",
-			i, i, rand_r(&m->seed) % 5 == 0 ? 1 + rand_r(&m->seed) % 3 : 0);
+			"\"server\":\"s\",\"name\":\"t%d\",\"arguments\":{\"sleep_ms\":%d,"
+			"\"size\":%d}}}\n",
+			i, i, rand_r(&m->seed) % 5 == 0 ? 1 + rand_r(&m->seed) % 3 : 0,
+			rand_r(&m->seed) % 7 == 0 ? 20000 : 1);
 		gap.tv_nsec = (long)(rand_r(&m->seed) % 300) * 1000;
 		nanosleep(&gap, NULL);
 	}
