@@ -8,7 +8,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "../common/clock.h"
 #include "jsonrpc.h"
 #include "server_log.h"
+#include "spawner.h"
 #include "transport.h"
 
 /* How long the server gets to exit after its stdin closes, then after SIGTERM. */
@@ -295,10 +295,12 @@ static void free_strv(char **v)
 static int spawn(struct transport *t, int in[2], int out[2], int errp[2], struct err *err)
 {
 	const struct server_config *sc = t->sc;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
+	struct spawn_spec spec = {.file = sc->command,
+				  .cwd = sc->cwd,
+				  .fd_in = in[0],
+				  .fd_out = out[1],
+				  .fd_err = errp[1]};
 	char **argv, **envp;
-	sigset_t none, all;
 	size_t i;
 	int rc;
 
@@ -312,26 +314,9 @@ static int spawn(struct transport *t, int in[2], int out[2], int errp[2], struct
 	argv[0] = sc->command;
 	for (i = 0; i < sc->nargs; i++)
 		argv[i + 1] = sc->args[i];
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-	if (sc->cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, sc->cwd);
-	/* Close whatever another thread opened without O_CLOEXEC. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	/* Its own process group, so shutdown signals reach its children too. */
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-					    POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawnp(&t->pid, sc->command, &fa, &attr, argv, envp);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
+	spec.argv = argv;
+	spec.envp = envp;
+	rc = spawner_spawn(&spec, &t->pid);
 	free(argv);
 	free_strv(envp);
 	if (rc)
@@ -512,10 +497,12 @@ static int stdio_send(struct transport *t, json_t *msg, struct err *err)
 			"stopped",
 			t->sc->name, (double)stdio_write_timeout_ms(t) / 1000);
 	} else if (rc == -EPIPE) {
-		/* It closed stdin by exiting, most likely: say how it ended. */
+		/* It closed stdin by exiting, most likely: say how it ended,
+		 * once its last words on stderr are in the log. */
 		char why[ERR_TEXT_MAX];
 
 		describe_exit(t, why, sizeof(why));
+		wait_stderr_logged(t);
 		err_set(err, EXIT_UNREACHABLE, "%s", why);
 	} else if (rc) {
 		err_set(err, EXIT_UNREACHABLE, "server '%s': write to stdin: %s", t->sc->name,

@@ -64,6 +64,49 @@ def test_server_that_stops_reading_is_stopped(mcpfs):
     assert "stdin not read for 2000 ms: SIGKILL" in log
 
 
+def _children(pid):
+    try:
+        return [int(c) for t in os.listdir(f"/proc/{pid}/task")
+                for c in open(f"/proc/{pid}/task/{t}/children").read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid):
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_server_dies_with_mcpfs_killed(mcpfs):
+    """A server that never sees the end of its stdin (this one stops reading
+    it) does not outlive an mcpfs killed with SIGKILL."""
+    mcpfs.write_config({"f": faults("--deaf")})
+    p = subprocess.Popen(mcpfs.cmd("call", "f", "echo", "-"), stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=mcpfs.env)
+    try:
+        p.stdin.write(json.dumps({"message": "x" * (1 << 20)}).encode())
+        p.stdin.close()
+        deadline = time.monotonic() + 30
+        while not _children(p.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        servers = _children(p.pid)
+        assert servers, "the server never started"
+        time.sleep(1.0)  # initialized, then deaf: the call waits on it
+        assert all(_alive(s) for s in servers)
+    finally:
+        p.kill()
+        p.wait()
+    deadline = time.monotonic() + 5
+    while any(_alive(s) for s in servers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [s for s in servers if _alive(s)]
+    for s in left:
+        os.kill(s, 9)
+    assert not left, "the server outlived mcpfs"
+
+
 def test_config_timeout_applies(mcpfs):
     mcpfs.write_config({"f": {**faults(), "timeout": 1}})
     p = mcpfs.run("call", "f", "hang", check=3)
