@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/sigreset.h"
 #include "jail_i.h"
 
 #define JAIL_HOSTNAME "mcpfs"
@@ -86,18 +87,8 @@ static int fds_child(struct jail *j, char *why, size_t n)
  * others (SIGPIPE), and both would survive exec. */
 static int signals_child(struct jail *j, char *why, size_t n)
 {
-	struct sigaction dfl;
-	sigset_t none;
-	int sig;
-
 	(void)j;
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL); /* fails only for numbers glibc reserves */
-	sigemptyset(&none);
-	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+	if (sigreset_all() < 0)
 		return jail_why(why, n, "sigprocmask(SIG_SETMASK, {})");
 	return 0;
 }

@@ -18,12 +18,13 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "../common/sigreset.h"
 
 /* execvpe builds candidate paths on the stack: room for a long $PATH. */
 #define SPAWNER_STACK (256 * 1024)
@@ -56,8 +57,6 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
 	struct job *j = arg;
 	const struct spawn_spec *s = j->spec;
 	const int fds[3] = {s->fd_in, s->fd_out, s->fd_err};
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-	sigset_t none;
 	int i;
 
 	for (i = 0; i < 3; i++)
@@ -69,19 +68,14 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
 	if (syscall(SYS_close_range, 3u, ~0u, 0u) < 0)
 		goto fail;
 	/* its own process group, so shutdown signals reach its children too */
-	if (setpgid(0, 0) < 0)
+	if (setpgid(0, 0) < 0 || sigreset_all() < 0)
 		goto fail;
-	for (i = 1; i < NSIG; i++)
-		if (i != SIGKILL && i != SIGSTOP)
-			sigaction(i, &dfl, NULL); /* fails only for numbers glibc reserves */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		goto fail;
 	if (getppid() != j->parent) {
 		errno = ESRCH; /* mcpfs died meanwhile: the signal came too early */
 		goto fail;
 	}
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvpe(s->file, s->argv, s->envp);
 fail:
 	j->err = errno;
