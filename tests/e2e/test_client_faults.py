@@ -9,6 +9,7 @@ import subprocess
 import time
 
 from conftest import EVERYTHING, everything_stdio, sdk_server
+from conftest_mount import pid_alive, wait_until
 
 
 def faults(*args):
@@ -72,13 +73,6 @@ def _children(pid):
         return []
 
 
-def _alive(pid):
-    try:
-        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_server_dies_with_mcpfs_killed(mcpfs):
     """A server that never sees the end of its stdin (this one stops reading
     it) does not outlive an mcpfs killed with SIGKILL."""
@@ -88,20 +82,15 @@ def test_server_dies_with_mcpfs_killed(mcpfs):
     try:
         p.stdin.write(json.dumps({"message": "x" * (1 << 20)}).encode())
         p.stdin.close()
-        deadline = time.monotonic() + 30
-        while not _children(p.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        servers = _children(p.pid)
+        servers = wait_until(lambda: _children(p.pid), 30)
         assert servers, "the server never started"
         time.sleep(1.0)  # initialized, then deaf: the call waits on it
-        assert all(_alive(s) for s in servers)
+        assert all(pid_alive(s) for s in servers)
     finally:
         p.kill()
         p.wait()
-    deadline = time.monotonic() + 5
-    while any(_alive(s) for s in servers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = [s for s in servers if _alive(s)]
+    wait_until(lambda: not any(pid_alive(s) for s in servers), 5)
+    left = [s for s in servers if pid_alive(s)]
     for s in left:
         os.kill(s, 9)
     assert not left, "the server outlived mcpfs"
