@@ -115,7 +115,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 			lang = optarg;
 			break;
 		case 't':
-			if (cli_positive("exec", "--timeout", optarg, 86400, &ro.timeout_s) < 0)
+			if (cli_positive("exec", "--timeout", optarg, RUN_MAX_TIMEOUT_S,
+					 &ro.timeout_s) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'm':

@@ -13,6 +13,9 @@
 struct hub;
 struct config;
 
+/* The longest wall-clock limit a run may ask for. */
+#define RUN_MAX_TIMEOUT_S (24 * 3600)
+
 enum run_lang {
 	RUN_LANG_PYTHON,
 	RUN_LANG_TYPESCRIPT,
@@ -29,7 +32,7 @@ struct run_opts {
 	enum run_lang lang;
 	const char *code; /* the program's bytes; borrowed */
 	size_t code_len;
-	double timeout_s;   /* wall clock; <= 0: 30 s */
+	double timeout_s;   /* wall clock, at most RUN_MAX_TIMEOUT_S; <= 0: 30 s */
 	unsigned memory_mb; /* cgroup memory limit; 0: 512 */
 	bool capture;	    /* capture stdout/stderr into the result (else pass through) */
 	int stdin_fd;	    /* without capture: the code's stdin; -1: /dev/null */

@@ -2,8 +2,10 @@
 #define _GNU_SOURCE
 #include "run_tree.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +22,12 @@
 #include "../servers/hub.h"
 #include "../tree/snapshot.h"
 #include "../tree/write.h"
+#include "run.h"
+
+/* A tree last written this long ago is bound by no run: it stopped being
+ * fresh after RUN_TREE_MAX_AGE_S, and a run that bound it just before lasts
+ * RUN_MAX_TIMEOUT_S at most. The hour is for clocks and slow starts. */
+#define RUN_TREE_SWEEP_AGE_S (RUN_TREE_MAX_AGE_S + RUN_MAX_TIMEOUT_S + 3600)
 
 static uint64_t fnv(uint64_t h, const char *s)
 {
@@ -31,12 +39,22 @@ static uint64_t fnv(uint64_t h, const char *s)
 	return h * 0x100000001b3ull;
 }
 
-/* The cache key: whatever changes the tree's bytes short of a catalog change. */
+/* The cache key: whatever changes the tree's bytes short of a catalog change.
+ * That includes the program writing it: a new mcpfs (other templates, other
+ * codegen, another bridge protocol) must not reuse an older one's tree. */
 static uint64_t tree_key(const struct config *cfg)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
+	struct stat self;
+	char id[128];
 	size_t i, k;
 
+	if (stat("/proc/self/exe", &self) == 0) {
+		snprintf(id, sizeof(id), "%ju:%ju:%jd.%09ld:%jd", (uintmax_t)self.st_dev,
+			 (uintmax_t)self.st_ino, (intmax_t)self.st_mtim.tv_sec,
+			 self.st_mtim.tv_nsec, (intmax_t)self.st_size);
+		h = fnv(h, id);
+	}
 	h = fnv(h, cfg->origin);
 	for (i = 0; i < cfg->nservers; i++) {
 		const struct server_config *sc = &cfg->servers[i];
@@ -87,6 +105,88 @@ static bool fresh(const char *dir)
 	       time(NULL) - st.st_mtime < RUN_TREE_MAX_AGE_S;
 }
 
+/* Seconds since @dir's tree was written (its servers/ folder, else the
+ * folder itself, for a tree left half-made), or -1 when there is none. */
+static double tree_age(const char *dir)
+{
+	char servers[4500];
+	struct stat st;
+
+	snprintf(servers, sizeof(servers), "%s/servers", dir);
+	if (stat(servers, &st) < 0 && lstat(dir, &st) < 0)
+		return -1;
+	return difftime(time(NULL), st.st_mtime);
+}
+
+/* Hold the lock file @path exclusively; when @wait is false, give up with
+ * -EWOULDBLOCK while another holds it. A sweep unlinks the lock file of a
+ * tree it removes, and a lock on an unlinked file guards nothing: then the
+ * lock is taken again on the file now at @path. Returns the descriptor
+ * holding it, or -errno. */
+static int lock_take(const char *path, bool wait)
+{
+	struct stat held, now;
+	int fd, rc;
+
+	for (;;) {
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return -errno;
+		while ((rc = flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) < 0 && errno == EINTR)
+			;
+		if (rc < 0) {
+			rc = -errno;
+			close(fd);
+			return rc;
+		}
+		if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_dev == now.st_dev &&
+		    held.st_ino == now.st_ino)
+			return fd;
+		close(fd);
+	}
+}
+
+/* A tree's folder name: its key, 16 hex digits. */
+static bool is_tree_name(const char *name)
+{
+	return strlen(name) == 16 && strspn(name, "0123456789abcdef") == 16;
+}
+
+/* Remove what no run can still be using under @base: trees of other
+ * configs or other mcpfs builds (each has its own key) written too long
+ * ago, and the ".<key>.mcpfs-*" folders of writers that died half-way. A
+ * tree whose lock is held is being written again, and stays. */
+static void sweep(const char *base)
+{
+	char path[4400], lock[4500];
+	struct dirent *d;
+	DIR *dir = opendir(base);
+	int fd;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		snprintf(path, sizeof(path), "%s/%s", base, d->d_name);
+		if (d->d_name[0] == '.' && strstr(d->d_name, ".mcpfs-") &&
+		    tree_age(path) > RUN_TREE_SWEEP_AGE_S) {
+			fsx_remove_tree(path);
+			continue;
+		}
+		if (!is_tree_name(d->d_name) || tree_age(path) <= RUN_TREE_SWEEP_AGE_S)
+			continue;
+		snprintf(lock, sizeof(lock), "%s.lock", path);
+		fd = lock_take(lock, false);
+		if (fd < 0)
+			continue;
+		if (tree_age(path) > RUN_TREE_SWEEP_AGE_S) {
+			unlink(lock);
+			fsx_remove_tree(path);
+		}
+		close(fd);
+	}
+	closedir(dir);
+}
+
 static int generate(struct hub *hub, const char *dir, struct err *err)
 {
 	struct tree_snapshot *s = tree_snapshot_new(hub, CG_LANG_ALL, cg_templates_embedded(), err);
@@ -120,14 +220,16 @@ int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub, ch
 	/* One writer at a time: a run that already bound the tree must not see
 	 * it replaced under it by a parallel cold run. */
 	snprintf(lock, sizeof(lock), "%s.lock", dir);
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = lock_take(lock, true);
 	if (fd < 0)
-		return err_set(err, EXIT_FAILED, "open %s: %s", lock, strerror(errno));
-	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
-		;
+		return err_set(err, EXIT_FAILED, "lock %s: %s", lock, strerror(-fd));
 	rc = fresh(dir) ? 0 : generate(hub, dir, err);
 	close(fd);
-	if (rc < 0)
+	if (rc < 0) {
 		err_prefix(err, "tree for the run");
-	return rc;
+		return rc;
+	}
+	/* Only a run that wrote a tree looks for old ones: warm runs pay nothing. */
+	sweep(base);
+	return 0;
 }

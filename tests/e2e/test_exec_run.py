@@ -1,8 +1,10 @@
 """`mcpfs exec`: programs in the jail import generated tools and call real
 servers; the --json object; pass-through; session records; posture seen
 from outside."""
+import fcntl
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -221,3 +223,59 @@ def test_uses_a_running_mount(mcpfs, host_unchanged):  # noqa: F811
         assert not (mcpfs.root / "cache" / "trees").exists(), "generated a tree despite the mount"
     finally:
         subprocess.run(["fusermount3", "-u", str(mnt)], check=True)
+
+
+def test_new_binary_makes_its_own_tree(mcpfs, host_unchanged):  # noqa: F811
+    """A cached tree belongs to the mcpfs that wrote it: after an upgrade,
+    runs must not import an older runtime that speaks another bridge protocol."""
+    exec_config(mcpfs)
+    trees = mcpfs.root / "cache" / "trees"
+    p, res = run_code(mcpfs, "print('old')\n")
+    assert res["stdout"] == "old\n", res
+    first = {d.name for d in trees.iterdir() if d.is_dir()}
+    assert len(first) == 1, first
+    upgraded = mcpfs.tmp / "mcpfs-upgraded"
+    shutil.copy(mcpfs.binary, upgraded)  # a new file: another inode and time
+    prog = mcpfs.tmp / "new.py"
+    prog.write_text("print('new')\n")
+    p = subprocess.run([str(upgraded), "--config", str(mcpfs.config_path), "exec", str(prog)],
+                       capture_output=True, text=True, env=mcpfs.env, timeout=120)
+    assert (p.returncode, p.stdout) == (0, "new\n"), p.stderr
+    second = {d.name for d in trees.iterdir() if d.is_dir()}
+    assert len(second) == 2 and first < second, second
+
+
+def test_unused_trees_swept(mcpfs, host_unchanged):  # noqa: F811
+    """A run that writes a tree removes those no run can still be using
+    (another build's or config's, written over two days ago) and what a
+    writer that died half-way left; recent trees, trees whose lock is held
+    and files that are not trees stay."""
+    exec_config(mcpfs)
+    trees = mcpfs.root / "cache" / "trees"
+    trees.mkdir(parents=True)
+    old = time.time() - 3 * 86400
+
+    def tree(name, mtime):
+        (trees / name / "servers" / "s").mkdir(parents=True)
+        (trees / name / "servers" / "s" / "t.py").write_text("")
+        (trees / f"{name}.lock").touch()
+        os.utime(trees / name / "servers", (mtime, mtime))
+        return trees / name
+
+    stale = tree("0123456789abcdef", old)
+    held = tree("00000000000000ff", old)
+    recent = tree("fedcba9876543210", time.time() - 3600)
+    half = trees / ".0123456789abcdef.mcpfs-1-2-0"
+    (half / "servers").mkdir(parents=True)
+    os.utime(half / "servers", (old, old))
+    notes = trees / "notes"
+    notes.write_text("not a tree")
+    os.utime(notes, (old, old))
+    with open(trees / "00000000000000ff.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p, res = run_code(mcpfs, "print('ok')\n")
+    assert res["stdout"] == "ok\n", res
+    assert not stale.exists() and not (trees / "0123456789abcdef.lock").exists()
+    assert not half.exists()
+    assert held.exists() and recent.exists() and notes.exists()
+    assert len([d for d in trees.iterdir() if d.is_dir()]) == 3, list(trees.iterdir())
