@@ -138,8 +138,6 @@ static void capture_read(struct capture *c)
 }
 
 /* Wait for the jail to end, reading captured output, killing it all at the
- * deadline. */
-/* Wait for the jail to end, reading captured output, killing it all at the
  * deadline or when mcpfs is told to stop (SIGINT, SIGTERM, SIGHUP, which the
  * caller blocked: see run.h). */
 static void supervise(struct run *r, double timeout_ms)
