@@ -7,6 +7,8 @@
 #include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include "../common/err.h"
 #include "../servers/config.h"
@@ -30,6 +32,12 @@ int cli_print_json(json_t *j);
 int cli_positive(const char *cmd, const char *flag, const char *arg, double max, double *out);
 /* Print @e as one line and return its status (EXIT_FAILED if unset). */
 int cli_fail(const struct err *e);
+/* The verb argv[1] of command @cmd names: its index in a table of @n entries
+ * @size bytes apart, each beginning with its name (pass &table[0].name).
+ * For --help, -h or no verb, prints @print_usage; for an unknown verb, an
+ * error. Returns the index, or -1 with *@status the exit status. */
+int cli_verb(const char *cmd, int argc, char **argv, const char *const *names, size_t n,
+	     size_t size, void (*print_usage)(FILE *f), int *status);
 
 /* The config, loaded once. NULL after printing the error (exit EXIT_USAGE). */
 const struct config *cli_config(struct cli *cli);

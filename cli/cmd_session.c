@@ -183,20 +183,13 @@ int cmd_session(struct cli *cli, int argc, char **argv)
 	struct err e = {0};
 	const char *root;
 	struct ws ws;
-	size_t i;
+	int i;
 	int rc;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
-	}
-	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		if (!strcmp(argv[1], verbs[i].name))
-			break;
-	if (i == sizeof(verbs) / sizeof(verbs[0])) {
-		cli_error("session: unknown verb '%s'; see 'mcpfs session --help'", argv[1]);
-		return EXIT_USAGE;
-	}
+	i = cli_verb("session", argc, argv, &verbs[0].name, sizeof(verbs) / sizeof(verbs[0]),
+		     sizeof(verbs[0]), usage, &rc);
+	if (i < 0)
+		return rc;
 	rc = parse(argc - 1, argv + 1, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;

@@ -43,6 +43,24 @@ static void usage(FILE *f)
 		   "3 a server could not be reached\n");
 }
 
+int cli_verb(const char *cmd, int argc, char **argv, const char *const *names, size_t n,
+	     size_t size, void (*print_usage)(FILE *f), int *status)
+{
+	size_t i;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_usage(argc < 2 ? stderr : stdout);
+		*status = argc < 2 ? EXIT_USAGE : 0;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(argv[1], *(const char *const *)((const char *)names + i * size)))
+			return (int)i;
+	cli_error("%s: unknown verb '%s'; see 'mcpfs %s --help'", cmd, argv[1], cmd);
+	*status = EXIT_USAGE;
+	return -1;
+}
+
 void cli_error(const char *fmt, ...)
 {
 	char line[1024];
