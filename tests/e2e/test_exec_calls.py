@@ -1,0 +1,74 @@
+"""Tool calls from jailed code through the run's bridge: many at once from
+threads and from Promise.all, each answered with its own result; a call to
+a tool that never answers ends at the server's timeout and the run goes on;
+a tool's error reaches the code as McpToolError. Every call is counted."""
+import json
+import time
+
+from conftest import everything_stdio, sdk_server
+from conftest_executor import host_unchanged, run_code  # noqa: F401
+
+THREADS_PY = """
+from concurrent.futures import ThreadPoolExecutor
+from servers.everything import get_sum
+
+def worker(k):
+    return sum(get_sum(a=k, b=i) == f"The sum of {k} and {i} is {k + i}." for i in range(25))
+
+with ThreadPoolExecutor(8) as ex:
+    print(sum(ex.map(worker, range(8))))
+"""
+
+PROMISE_ALL_TS = """
+import * as everything from "./servers/everything";
+const sums = await Promise.all(
+  Array.from({ length: 50 }, (_, i) => everything.get_sum({ a: i, b: 1000 })));
+const right = sums.filter((s, i) => s === `The sum of ${i} and 1000 is ${i + 1000}.`);
+console.log(right.length);
+"""
+
+TIMEOUT_PY = """
+import time
+from servers._runtime import McpBridgeError, McpToolError
+from servers.f import fail, hang
+from servers.everything import get_sum
+t0 = time.monotonic()
+try:
+    hang()
+    print("ANSWERED")
+except McpBridgeError as e:
+    print(round(time.monotonic() - t0), "timed out" in str(e))
+try:
+    fail()
+    print("NO ERROR")
+except McpToolError as e:
+    print(e.server, e.tool)
+print(get_sum(a=1, b=2))
+"""
+
+
+def test_threads_each_get_their_own_results(mcpfs, host_unchanged):  # noqa: F811
+    mcpfs.write_config({"everything": everything_stdio()})
+    p, res = run_code(mcpfs, THREADS_PY)
+    assert (res["exit_code"], res["stdout"]) == (0, "200\n"), res
+    assert res["tool_calls"] == 200
+
+
+def test_promise_all_each_get_their_own_results(mcpfs, host_unchanged):  # noqa: F811
+    mcpfs.write_config({"everything": everything_stdio()})
+    p, res = run_code(mcpfs, PROMISE_ALL_TS, lang="typescript")
+    assert (res["exit_code"], res["stdout"]) == (0, "50\n"), res
+    assert res["tool_calls"] == 50
+
+
+def test_hung_tool_times_out_and_run_goes_on(mcpfs, host_unchanged):  # noqa: F811
+    mcpfs.write_config({"everything": everything_stdio(),
+                        "f": {**sdk_server("sdk_faults.mjs"), "timeout": 1}})
+    t0 = time.monotonic()
+    p, res = run_code(mcpfs, TIMEOUT_PY, "--customer", "acme", "--session", "s1")
+    assert res["stdout"] == "1 True\nf fail\nThe sum of 1 and 2 is 3.\n", res
+    assert res["exit_code"] == 0 and res["tool_calls"] == 3
+    assert time.monotonic() - t0 < 30
+    log = json.loads((mcpfs.root / "workspaces" / "acme" / "sessions" / "s1.json").read_text())
+    calls = [(c["server"], c["tool"], c["ok"]) for c in log["tasks"][-1]["tool_calls"]]
+    assert calls == [("f", "hang", False), ("f", "fail", False), ("everything", "get-sum", True)]
