@@ -14,7 +14,9 @@ cleanup() {
 	rm -rf "$demo"
 }
 trap cleanup EXIT INT TERM
-step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "$2"; }
+# Bold headings on a terminal only: a log or a pipe gets plain text.
+if [ -t 1 ]; then bold=$(printf '\033[1m') plain=$(printf '\033[0m'); else bold='' plain=''; fi
+step() { printf '\n%s== %s%s\n$ %s\n' "$bold" "$1" "$plain" "$2"; }
 
 step "The configured servers (the embedded default set)" "mcpfs servers"
 "$bin" servers
