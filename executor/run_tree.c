@@ -95,27 +95,32 @@ static bool mount_allows_others(const char *mp)
 	return found;
 }
 
-static bool fresh(const char *dir)
-{
-	char servers[4200];
-	struct stat st;
-
-	snprintf(servers, sizeof(servers), "%s/servers", dir);
-	return stat(servers, &st) == 0 && S_ISDIR(st.st_mode) &&
-	       time(NULL) - st.st_mtime < RUN_TREE_MAX_AGE_S;
-}
-
-/* Seconds since @dir's tree was written (its servers/ folder, else the
- * folder itself, for a tree left half-made), or -1 when there is none. */
+/* Seconds since the tree in @dir was written (its servers/ folder was), or
+ * -1 when it has none. */
 static double tree_age(const char *dir)
 {
 	char servers[4500];
 	struct stat st;
 
 	snprintf(servers, sizeof(servers), "%s/servers", dir);
-	if (stat(servers, &st) < 0 && lstat(dir, &st) < 0)
+	if (stat(servers, &st) < 0 || !S_ISDIR(st.st_mode))
 		return -1;
 	return difftime(time(NULL), st.st_mtime);
+}
+
+static bool fresh(const char *dir)
+{
+	double age = tree_age(dir);
+
+	return age >= 0 && age < RUN_TREE_MAX_AGE_S;
+}
+
+/* Was @path (not followed) last changed over RUN_TREE_SWEEP_AGE_S ago? */
+static bool long_unchanged(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && difftime(time(NULL), st.st_mtime) > RUN_TREE_SWEEP_AGE_S;
 }
 
 /* Hold the lock file @path exclusively; when @wait is false, give up with
@@ -167,8 +172,7 @@ static void sweep(const char *base)
 		return;
 	while ((d = readdir(dir))) {
 		snprintf(path, sizeof(path), "%s/%s", base, d->d_name);
-		if (d->d_name[0] == '.' && strstr(d->d_name, ".mcpfs-") &&
-		    tree_age(path) > RUN_TREE_SWEEP_AGE_S) {
+		if (d->d_name[0] == '.' && strstr(d->d_name, ".mcpfs-") && long_unchanged(path)) {
 			fsx_remove_tree(path);
 			continue;
 		}

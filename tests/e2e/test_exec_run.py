@@ -267,7 +267,7 @@ def test_unused_trees_swept(mcpfs, host_unchanged):  # noqa: F811
     recent = tree("fedcba9876543210", time.time() - 3600)
     half = trees / ".0123456789abcdef.mcpfs-1-2-0"
     (half / "servers").mkdir(parents=True)
-    os.utime(half / "servers", (old, old))
+    os.utime(half, (old, old))
     notes = trees / "notes"
     notes.write_text("not a tree")
     os.utime(notes, (old, old))
