@@ -14,8 +14,10 @@
 
 /* Append one task record (borrowed) to the session's log, creating the log
  * if needed. The executor builds the record: task_id, description, code,
- * result, output, tool_calls[{tool, duration_ms, ok}], exit_code,
- * started_at, ended_at. Returns 0 or -1 with @err. */
+ * result, output, tool_calls[{server, tool, duration_ms, ok}], exit_code,
+ * started_at, ended_at. A record past 1 MiB is cut down (code, output, and
+ * then the calls, summed per tool), never dropped for its size alone.
+ * Returns 0 or -1 with @err. */
 int session_append_task(const struct ws *ws, const char *session_id, json_t *task, struct err *err);
 
 /* The checkpoint of a session: a new reference, json null when none, or NULL

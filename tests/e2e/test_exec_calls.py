@@ -72,3 +72,5 @@ def test_hung_tool_times_out_and_run_goes_on(mcpfs, host_unchanged):  # noqa: F8
     log = json.loads((mcpfs.root / "workspaces" / "acme" / "sessions" / "s1.json").read_text())
     calls = [(c["server"], c["tool"], c["ok"]) for c in log["tasks"][-1]["tool_calls"]]
     assert calls == [("f", "hang", False), ("f", "fail", False), ("everything", "get-sum", True)]
+    shown = mcpfs.run("session", "show", "acme", "s1", check=0).stdout
+    assert "exit 0  3 tool calls, 2 failed" in shown, shown
