@@ -6,8 +6,9 @@ $MCPFS_BRIDGE (set inside `mcpfs exec`; on your own machine start
 newline-delimited JSON-RPC 2.0: an "auth" request with $MCPFS_BRIDGE_TOKEN
 first, then "tools/call", "checkpoint/set" and "checkpoint/get".
 
-Each thread gets its own connection, so calls from several threads run at
-the same time and replies never need sorting out.
+Each thread gets its own connection, and so does a forked child process
+(multiprocessing), so calls from several threads or processes run at the
+same time and replies never need sorting out.
 """
 from __future__ import annotations
 
@@ -86,6 +87,21 @@ class _Connection:
 
 
 _local = threading.local()
+
+
+def _forget_after_fork() -> None:
+    # A forked child (multiprocessing) must not share its parent's
+    # connection: both would read replies off one socket and each could
+    # swallow the other's. Close the child's copy; the first call reconnects.
+    global _local
+    c: _Connection | None = getattr(_local, "conn", None)
+    if c is not None:
+        c.file.close()
+        c.sock.close()
+    _local = threading.local()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _conn() -> _Connection:

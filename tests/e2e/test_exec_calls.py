@@ -1,7 +1,8 @@
 """Tool calls from jailed code through the run's bridge: many at once from
 threads and from Promise.all, each answered with its own result; a call to
 a tool that never answers ends at the server's timeout and the run goes on;
-a tool's error reaches the code as McpToolError. Every call is counted."""
+a tool's error reaches the code as McpToolError; processes forked after a
+call (multiprocessing) make calls of their own. Every call is counted."""
 import json
 import time
 
@@ -17,6 +18,19 @@ def worker(k):
 
 with ThreadPoolExecutor(8) as ex:
     print(sum(ex.map(worker, range(8))))
+"""
+
+POOL_PY = """
+import multiprocessing
+from servers.everything import get_sum
+
+def worker(k):
+    return sum(get_sum(a=k, b=i) == f"The sum of {k} and {i} is {k + i}." for i in range(25))
+
+print(get_sum(a=1, b=1))  # the parent's connection exists before the fork
+with multiprocessing.Pool(4) as pool:
+    print(sum(pool.map(worker, range(8))))
+print(worker(100))
 """
 
 PROMISE_ALL_TS = """
@@ -52,6 +66,13 @@ def test_threads_each_get_their_own_results(mcpfs, host_unchanged):  # noqa: F81
     p, res = run_code(mcpfs, THREADS_PY)
     assert (res["exit_code"], res["stdout"]) == (0, "200\n"), res
     assert res["tool_calls"] == 200
+
+
+def test_forked_processes_each_get_their_own_results(mcpfs, host_unchanged):  # noqa: F811
+    mcpfs.write_config({"everything": everything_stdio()})
+    p, res = run_code(mcpfs, POOL_PY)
+    assert (res["exit_code"], res["stdout"]) == (0, "The sum of 1 and 1 is 2.\n200\n25\n"), res
+    assert res["tool_calls"] == 226
 
 
 def test_promise_all_each_get_their_own_results(mcpfs, host_unchanged):  # noqa: F811
