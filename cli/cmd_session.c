@@ -81,8 +81,8 @@ static int do_list(const struct ws *ws, struct session_args *a)
 	return 0;
 }
 
-/* A task's tool calls and how many failed: from the per-tool summary when
- * the record had to drop calls, else from the calls themselves. */
+/* A task's tool calls and how many failed: from the per-tool summary, which
+ * counts every call; a record written before there was one, from its list. */
 static void count_calls(json_t *task, long long *calls, long long *failed)
 {
 	json_t *by = json_object_get(task, "tool_calls_by_tool"), *x;

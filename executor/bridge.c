@@ -36,12 +36,14 @@
 #include "../workspaces/session.h"
 
 /* Ceilings: connections at once, workers (one reading per connection plus
- * those making calls), requests waiting per connection, calls recorded for
- * the session log. */
+ * those making calls), requests waiting per connection, calls listed one by
+ * one for the session log, tools summed one by one (jailed code picks the
+ * names: past this, the rest are summed together). */
 #define BRIDGE_MAX_CONNS 256
 #define BRIDGE_MAX_WORKERS (BRIDGE_MAX_CONNS + 64)
 #define BRIDGE_MAX_PENDING_PER_CONN 1024
 #define BRIDGE_MAX_RECORDS 100000
+#define BRIDGE_MAX_TOOLS 1000
 #define BRIDGE_READ_CHUNK 65536
 /* The largest reply sent on from a server connection's reader thread. */
 #define BRIDGE_PASS_MAX 16384
@@ -109,7 +111,10 @@ struct bridge {
 	unsigned nconns;
 	uint64_t next_id;
 	bool stopping;
-	json_t *records; /* new array */
+	json_t *records; /* new array: the first max_records calls */
+	size_t max_records;
+	json_t *by_tool; /* new array: every call, summed per (server, tool) */
+	json_t *by_name; /* new object: server -> tool -> its by_tool entry */
 	size_t ncalls;
 };
 
@@ -166,6 +171,46 @@ static void pass_result(void *ctx, json_t *result)
 	rq->kept = rq->ticket == 0;
 }
 
+/* The summary entry of @server/@tool, made on first use; past
+ * BRIDGE_MAX_TOOLS, the one of "*" / "*". NULL when out of memory. Called
+ * with b->lock held. */
+static json_t *tool_entry(struct bridge *b, const char *server, const char *tool)
+{
+	json_t *tools = json_object_get(b->by_name, server), *t;
+
+	t = json_object_get(tools, tool);
+	if (t)
+		return t;
+	if (json_array_size(b->by_tool) >= BRIDGE_MAX_TOOLS &&
+	    (strcmp(server, "*") || strcmp(tool, "*")))
+		return tool_entry(b, "*", "*");
+	if (!tools) {
+		tools = json_object();
+		if (json_object_set_new(b->by_name, server, tools) < 0)
+			return NULL;
+	}
+	t = json_pack("{s:s,s:s,s:I,s:I,s:f}", "server", server, "tool", tool, "calls",
+		      (json_int_t)0, "failed", (json_int_t)0, "duration_ms", 0.0);
+	if (json_array_append_new(b->by_tool, t) < 0 || json_object_set(tools, tool, t) < 0)
+		return NULL;
+	return t;
+}
+
+/* Count one call in the per-tool summary. Called with b->lock held. */
+static void sum_call(struct bridge *b, const char *server, const char *tool, bool ok, double ms)
+{
+	json_t *t = tool_entry(b, server, tool), *v;
+
+	if (!t)
+		return;
+	v = json_object_get(t, "calls");
+	json_integer_set(v, json_integer_value(v) + 1);
+	v = json_object_get(t, "failed");
+	json_integer_set(v, json_integer_value(v) + !ok);
+	v = json_object_get(t, "duration_ms");
+	json_real_set(v, json_real_value(v) + ms);
+}
+
 static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params, int *code,
 			    struct err *err)
 {
@@ -174,7 +219,8 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 	json_t *args = json_object_get(params, "arguments");
 	struct hub_call_opts o = {0};
 	json_t *res, *rec;
-	double t0;
+	double t0, ms;
+	bool ok;
 
 	if (!server || !tool || (args && !json_is_object(args) && !json_is_null(args))) {
 		*code = RPC_PARAMS;
@@ -191,14 +237,16 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 	}
 	t0 = clock_now_ms();
 	res = hub_call(b->hub, server, tool, json_is_object(args) ? args : NULL, &o, err);
+	ms = clock_now_ms() - t0;
+	ok = res && !json_is_true(json_object_get(res, "isError"));
 	*code = RPC_FAILED;
-	rec = json_pack("{s:s,s:s,s:f,s:b}", "server", server, "tool", tool, "duration_ms",
-			clock_now_ms() - t0, "ok",
-			res && !json_is_true(json_object_get(res, "isError")));
+	rec = json_pack("{s:s,s:s,s:f,s:b}", "server", server, "tool", tool, "duration_ms", ms,
+			"ok", ok);
 	pthread_mutex_lock(&b->lock);
 	b->ncalls++;
-	if (rec && json_array_size(b->records) < BRIDGE_MAX_RECORDS)
+	if (rec && json_array_size(b->records) < b->max_records)
 		json_array_append(b->records, rec);
+	sum_call(b, server, tool, ok, ms);
 	pthread_mutex_unlock(&b->lock);
 	json_decref(rec);
 	return res;
@@ -897,10 +945,13 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 	b->workspace = dup_or_null(o->workspace, &fail);
 	b->session = dup_or_null(o->session, &fail);
 	b->records = json_array();
+	b->max_records = o->max_records ? o->max_records : BRIDGE_MAX_RECORDS;
+	b->by_tool = json_array();
+	b->by_name = json_object();
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->work, NULL);
 	pthread_cond_init(&b->idle, NULL);
-	if (fail || !b->records) {
+	if (fail || !b->records || !b->by_tool || !b->by_name) {
 		err_set(err, EXIT_FAILED, "out of memory");
 		goto out_free;
 	}
@@ -936,6 +987,8 @@ out_free:
 		close(b->stop_pipe[1]);
 	}
 	json_decref(b->records);
+	json_decref(b->by_tool);
+	json_decref(b->by_name);
 	free(b->path);
 	free(b->token);
 	free(b->customer);
@@ -964,6 +1017,16 @@ json_t *bridge_calls(struct bridge *b)
 
 	pthread_mutex_lock(&b->lock);
 	a = json_deep_copy(b->records);
+	pthread_mutex_unlock(&b->lock);
+	return a;
+}
+
+json_t *bridge_calls_by_tool(struct bridge *b)
+{
+	json_t *a;
+
+	pthread_mutex_lock(&b->lock);
+	a = json_deep_copy(b->by_tool);
 	pthread_mutex_unlock(&b->lock);
 	return a;
 }
@@ -1010,6 +1073,8 @@ void bridge_free(struct bridge *b)
 	close(b->stop_pipe[0]);
 	close(b->stop_pipe[1]);
 	json_decref(b->records);
+	json_decref(b->by_tool);
+	json_decref(b->by_name);
 	free(b->path);
 	free(b->token);
 	free(b->customer);

@@ -37,6 +37,7 @@ struct bridge_opts {
 	const char *session;   /* copied; the session the checkpoints belong to */
 	double call_timeout_s; /* per tools/call; <= 0: the server's configured timeout */
 	size_t max_result;     /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
+	size_t max_records;    /* calls bridge_calls lists; 0: 100,000 */
 };
 
 /* Listen on @path (a stale socket there is replaced; mode 0600) and serve in
@@ -46,12 +47,19 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 /* tools/call requests answered so far (results and errors). */
 size_t bridge_ncalls(struct bridge *b);
 
-/* A new array of the calls answered so far, in the order they finished:
- * {"server", "tool", "duration_ms", "ok"}. NULL on allocation failure. */
+/* A new array of the first max_records calls answered, in the order they
+ * finished: {"server", "tool", "duration_ms", "ok"}. NULL on allocation
+ * failure. */
 json_t *bridge_calls(struct bridge *b);
 
+/* A new array summing every call answered so far, listed or not, per tool in
+ * the order first called: {"server", "tool", "calls", "failed",
+ * "duration_ms"}. Past 1,000 tools the rest are summed under server and tool
+ * "*". NULL on allocation failure. */
+json_t *bridge_calls_by_tool(struct bridge *b);
+
 /* Stop accepting, close every connection, wait for calls in flight, remove
- * the socket. Idempotent; bridge_ncalls and bridge_calls stay valid. */
+ * the socket. Idempotent; bridge_ncalls and the call lists stay valid. */
 void bridge_stop(struct bridge *b);
 
 /* bridge_stop, then free. Accepts NULL. */

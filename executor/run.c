@@ -62,7 +62,8 @@ struct run {
 	struct jail_exit ex;
 	double t0, duration_ms;
 	char started_at[96], ended_at[96];
-	json_t *calls; /* new */
+	json_t *calls;	 /* new: the first calls, for the session log */
+	json_t *by_tool; /* new: every call, summed per tool */
 	size_t ncalls;
 };
 
@@ -344,13 +345,14 @@ static void record(struct run *r, json_t *res)
 	json_t *task;
 
 	task = json_pack(
-	    "{s:s,s:s,s:o,s:{s:O,s:O,s:O},s:o,s:O,s:O,s:s,s:s,s:s}", "task_id", r->id,
+	    "{s:s,s:s,s:o,s:{s:O,s:O,s:O},s:o,s:O,s:O,s:O,s:s,s:s,s:s}", "task_id", r->id,
 	    "description", o->description ? o->description : "", "code",
 	    utf8_string(o->code, code_len), "result", "exit_code",
 	    json_object_get(res, "exit_code"), "timed_out", json_object_get(res, "timed_out"),
 	    "limits", json_object_get(res, "limits"), "output",
 	    utf8_string(r->out.b.data ? r->out.b.data : "", out_len), "tool_calls",
-	    r->calls ? r->calls : json_null(), "exit_code", json_object_get(res, "exit_code"),
+	    r->calls ? r->calls : json_null(), "tool_calls_by_tool",
+	    r->by_tool ? r->by_tool : json_null(), "exit_code", json_object_get(res, "exit_code"),
 	    "started_at", r->started_at, "ended_at", r->ended_at, "language",
 	    o->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python");
 	if (!task || session_append_task(&r->ws, r->session, task, &e) < 0)
@@ -387,6 +389,7 @@ static void run_cleanup(struct run *r)
 	buf_free(&r->out.b);
 	buf_free(&r->errs.b);
 	json_decref(r->calls);
+	json_decref(r->by_tool);
 }
 
 json_t *run_exec(const struct run_opts *o, int *status, struct err *err)
@@ -433,6 +436,7 @@ json_t *run_exec(const struct run_opts *o, int *status, struct err *err)
 	bridge_stop(r.bridge); /* after the jail: every call it made is answered */
 	r.ncalls = bridge_ncalls(r.bridge);
 	r.calls = bridge_calls(r.bridge);
+	r.by_tool = bridge_calls_by_tool(r.bridge);
 	res = result_new(&r);
 	if (!res) {
 		err_set(err, EXIT_FAILED, "out of memory");

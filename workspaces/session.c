@@ -261,55 +261,6 @@ static void cap_field(json_t *task, const char *key)
 	json_object_set_new(task, "truncated", json_true());
 }
 
-/* The calls of @task as one entry per tool: {server, tool, calls, failed,
- * duration_ms}. A new array, or NULL. */
-static json_t *calls_by_tool(json_t *calls)
-{
-	json_t *by = json_object(), *out = json_array(), *c, *t, *v;
-	const char *server, *tool;
-	char *name;
-	size_t i;
-
-	if (!by || !out)
-		goto fail;
-	json_array_foreach(calls, i, c)
-	{
-		server = json_string_value(json_object_get(c, "server"));
-		tool = json_string_value(json_object_get(c, "tool"));
-		server = server ? server : "";
-		tool = tool ? tool : "";
-		/* Server names hold no '/': the first one splits the key. */
-		if (asprintf(&name, "%s/%s", server, tool) < 0)
-			goto fail;
-		t = json_object_get(by, name);
-		if (!t) {
-			t = json_pack("{s:s,s:s,s:I,s:I,s:f}", "server", server, "tool", tool,
-				      "calls", (json_int_t)0, "failed", (json_int_t)0,
-				      "duration_ms", 0.0);
-			if (!t || json_object_set_new(by, name, t) < 0 ||
-			    json_array_append(out, t) < 0) {
-				free(name);
-				goto fail;
-			}
-		}
-		free(name);
-		v = json_object_get(t, "calls");
-		json_integer_set(v, json_integer_value(v) + 1);
-		v = json_object_get(t, "failed");
-		json_integer_set(v,
-				 json_integer_value(v) + !json_is_true(json_object_get(c, "ok")));
-		v = json_object_get(t, "duration_ms");
-		json_real_set(v, json_real_value(v) +
-				     json_number_value(json_object_get(c, "duration_ms")));
-	}
-	json_decref(by);
-	return out;
-fail:
-	json_decref(by);
-	json_decref(out);
-	return NULL;
-}
-
 /* The first @k elements of @a: a new array, or NULL. */
 static json_t *first_of(json_t *a, size_t k)
 {
@@ -324,17 +275,43 @@ static json_t *first_of(json_t *a, size_t k)
 	return out;
 }
 
-/* A run calling tools in a loop records more calls than a task record holds:
- * keep every call in a per-tool summary, and the first calls one by one as
- * far as they fit (found by halving). */
+/* The calls @task made: its per-tool summary counts every one; without
+ * one, those listed. */
+static json_int_t calls_made(json_t *task)
+{
+	json_t *by = json_object_get(task, "tool_calls_by_tool"), *t;
+	json_int_t n = 0;
+	size_t i;
+
+	if (!json_is_array(by))
+		return (json_int_t)json_array_size(json_object_get(task, "tool_calls"));
+	json_array_foreach(by, i, t) n += json_integer_value(json_object_get(t, "calls"));
+	return n;
+}
+
+/* Say how many calls the list leaves out, when it does. */
+static void count_dropped(json_t *task)
+{
+	json_int_t n =
+	    calls_made(task) - (json_int_t)json_array_size(json_object_get(task, "tool_calls"));
+
+	if (n <= 0) {
+		json_object_del(task, "tool_calls_dropped");
+		return;
+	}
+	json_object_set_new(task, "tool_calls_dropped", json_integer(n));
+	json_object_set_new(task, "truncated", json_true());
+}
+
+/* A run calling tools in a loop makes more calls than a task record lists:
+ * keep the first ones, as many as fit (found by halving). */
 static void cap_calls(json_t *task)
 {
 	json_t *calls = json_incref(json_object_get(task, "tool_calls")), *kept;
-	size_t n = json_array_size(calls), lo = 0, hi = n, mid;
+	size_t lo = 0, hi = json_array_size(calls), mid;
 
 	/* The dropped count at its largest first: the real one only shrinks the record. */
-	if (json_object_set_new(task, "tool_calls_by_tool", calls_by_tool(calls)) < 0 ||
-	    json_object_set_new(task, "tool_calls_dropped", json_integer((json_int_t)n)) < 0 ||
+	if (json_object_set_new(task, "tool_calls_dropped", json_integer(calls_made(task))) < 0 ||
 	    json_object_set_new(task, "truncated", json_true()) < 0)
 		goto out;
 	while (lo < hi) {
@@ -347,7 +324,6 @@ static void cap_calls(json_t *task)
 			hi = mid - 1;
 	}
 	json_object_set_new(task, "tool_calls", first_of(calls, lo));
-	json_object_set_new(task, "tool_calls_dropped", json_integer((json_int_t)(n - lo)));
 out:
 	json_decref(calls);
 }
@@ -373,6 +349,7 @@ static int append_edit(const struct ws *ws, json_t *log, void *arg, struct err *
 	}
 	if (dumped_size(task) > TASK_MAX && json_is_array(json_object_get(task, "tool_calls")))
 		cap_calls(task);
+	count_dropped(task);
 	if (dumped_size(task) > TASK_MAX) {
 		json_decref(task);
 		return err_set(err, EXIT_FAILED, "task record larger than %u KiB", TASK_MAX >> 10);

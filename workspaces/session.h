@@ -14,9 +14,11 @@
 
 /* Append one task record (borrowed) to the session's log, creating the log
  * if needed. The executor builds the record: task_id, description, code,
- * result, output, tool_calls[{server, tool, duration_ms, ok}], exit_code,
- * started_at, ended_at. A record past 1 MiB is cut down (code, output, and
- * then the calls, summed per tool), never dropped for its size alone.
+ * result, output, tool_calls[{server, tool, duration_ms, ok}] (the first
+ * calls), tool_calls_by_tool[{server, tool, calls, failed, duration_ms}]
+ * (every call), exit_code, started_at, ended_at. A record past 1 MiB is cut
+ * down (code, output, then the list of calls), never dropped for its size
+ * alone; tool_calls_dropped says how many calls the list leaves out.
  * Returns 0 or -1 with @err. */
 int session_append_task(const struct ws *ws, const char *session_id, json_t *task, struct err *err);
 

@@ -93,5 +93,9 @@ def test_hung_tool_times_out_and_run_goes_on(mcpfs, host_unchanged):  # noqa: F8
     log = json.loads((mcpfs.root / "workspaces" / "acme" / "sessions" / "s1.json").read_text())
     calls = [(c["server"], c["tool"], c["ok"]) for c in log["tasks"][-1]["tool_calls"]]
     assert calls == [("f", "hang", False), ("f", "fail", False), ("everything", "get-sum", True)]
+    by_tool = [(t["server"], t["tool"], t["calls"], t["failed"])
+               for t in log["tasks"][-1]["tool_calls_by_tool"]]
+    assert by_tool == [("f", "hang", 1, 1), ("f", "fail", 1, 1), ("everything", "get-sum", 1, 0)]
+    assert "tool_calls_dropped" not in log["tasks"][-1]
     shown = mcpfs.run("session", "show", "acme", "s1", check=0).stdout
     assert "exit 0  3 tool calls, 2 failed" in shown, shown

@@ -235,6 +235,70 @@ static void test_bad_token(void)
 	CHECK(fd == -2, "a wrong token is refused: %d", fd);
 }
 
+/* The sum of @key over the summary @by; *@n_star: the calls summed under "*". */
+static json_int_t sum_of(json_t *by, const char *key, json_int_t *n_star)
+{
+	json_int_t n = 0;
+	json_t *t;
+	size_t i;
+
+	*n_star = 0;
+	json_array_foreach(by, i, t)
+	{
+		n += json_integer_value(json_object_get(t, key));
+		if (!strcmp(json_string_value(json_object_get(t, "tool")), "*"))
+			*n_star += json_integer_value(json_object_get(t, key));
+	}
+	return n;
+}
+
+/* A bridge listing 5 calls: 1,200 calls of 1,100 tools, every tenth
+ * failing, are all counted per tool, past 1,000 tools under "*". */
+static void test_summary_counts_every_call(const char *path)
+{
+	struct bridge_opts o = {.token = "tok", .max_records = 5};
+	struct err e = {0};
+	struct bridge *b = bridge_new(path, &o, &e);
+	json_t *calls, *by;
+	json_int_t star, n, nfailed;
+	FILE *in;
+	int fd, i;
+
+	CHECK(b != NULL, "bridge_new: %s", e.text);
+	if (!b)
+		return;
+	fd = connect_auth("tok", &in);
+	CHECK(fd >= 0, "connect: %d", fd);
+	for (i = 1; fd >= 0 && i <= 1200; i++) {
+		json_t *r;
+
+		dprintf(fd,
+			"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{"
+			"\"server\":\"s\",\"name\":\"t%d\",\"arguments\":{\"fail\":%s}}}\n",
+			i, i % 1100, i % 10 ? "false" : "true");
+		r = read_reply(in);
+		json_decref(r);
+	}
+	if (fd >= 0) {
+		fclose(in);
+		close(fd);
+	}
+	bridge_stop(b);
+	calls = bridge_calls(b);
+	by = bridge_calls_by_tool(b);
+	n = sum_of(by, "calls", &star);
+	CHECK(bridge_ncalls(b) == 1200 && json_array_size(calls) == 5, "5 of %zu calls listed",
+	      bridge_ncalls(b));
+	CHECK(n == 1200 && json_array_size(by) == 1001 && star == 1200 - 1000 - 100,
+	      "every call summed: %lld in %zu entries, %lld under *", (long long)n,
+	      json_array_size(by), (long long)star);
+	nfailed = sum_of(by, "failed", &star);
+	CHECK(nfailed == 120, "the failed ones counted: %lld", (long long)nfailed);
+	json_decref(calls);
+	json_decref(by);
+	bridge_free(b);
+}
+
 int main(void)
 {
 	struct bridge_opts o = {.token = "tok", .max_result = 100000};
@@ -264,6 +328,7 @@ int main(void)
 	      "calls recorded with their outcome");
 	json_decref(calls);
 	bridge_free(b);
+	test_summary_counts_every_call(path);
 	rmdir(sock_path);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -235,51 +235,81 @@ static void test_checkpoint_end(void)
 	CHECK(session_append_task(&ws, "../x", NULL, &e) < 0, "bad session id");
 }
 
+/* A task record with @listed calls of echo (every tenth failed) and a
+ * summary, as the bridge makes it, counting @made. */
+static json_t *task_with_calls(size_t listed, json_int_t made)
+{
+	json_t *t = task(0, 0), *calls = json_array();
+	size_t i;
+
+	for (i = 0; i < listed; i++)
+		json_array_append_new(calls,
+				      json_pack("{s:s,s:s,s:f,s:b}", "server", "everything", "tool",
+						"echo", "duration_ms", 0.25, "ok", i % 10 != 0));
+	json_object_set_new(t, "tool_calls", calls);
+	json_object_set_new(t, "tool_calls_by_tool",
+			    json_pack("[{s:s,s:s,s:I,s:I,s:f}]", "server", "everything", "tool",
+				      "echo", "calls", made, "failed", made / 10, "duration_ms",
+				      0.25 * (double)made));
+	return t;
+}
+
+/* The task record @sid's log ends with: a new reference. */
+static json_t *last_task(const struct ws *ws, const char *sid)
+{
+	struct err e = {0};
+	json_t *log = session_load(ws, sid, &e), *t;
+
+	t = json_incref(json_array_get(json_object_get(log, "tasks"), 0));
+	json_decref(log);
+	return t;
+}
+
 /* A run that called tools 30,000 times: more calls than a task record
- * holds. The record is kept, every call counted per tool, the first calls
- * listed one by one. */
+ * lists. The record is kept with the first calls and the whole summary. */
 static void test_many_calls(void)
 {
 	struct err e = {0};
 	struct ws ws;
-	json_t *t, *calls, *log, *got, *by, *x;
-	size_t i, kept, dropped;
-	json_int_t sum = 0, nfailed = 0;
+	json_t *t, *got, *by;
+	size_t kept, dropped;
 
 	CHECK(ws_open(root, "frank", true, &ws, &e) == 0, "create frank");
-	calls = json_array();
-	for (i = 0; i < 30000; i++)
-		json_array_append_new(calls, json_pack("{s:s,s:s,s:f,s:b}", "server", "everything",
-						       "tool", i % 3 ? "echo" : "get-sum",
-						       "duration_ms", 0.25, "ok", i % 10 != 0));
-	t = task(0, 0);
-	json_object_set_new(t, "tool_calls", calls);
+	t = task_with_calls(30000, 30000);
 	CHECK(session_append_task(&ws, "loop", t, &e) == 0, "append: %s", e.text);
 	json_decref(t);
-	log = session_load(&ws, "loop", &e);
-	got = json_array_get(json_object_get(log, "tasks"), 0);
+	got = last_task(&ws, "loop");
 	kept = json_array_size(json_object_get(got, "tool_calls"));
 	dropped = (size_t)json_integer_value(json_object_get(got, "tool_calls_dropped"));
 	CHECK(kept > 1000 && kept < 30000 && kept + dropped == 30000,
 	      "the first calls kept (%zu), the rest counted (%zu)", kept, dropped);
 	CHECK(json_is_true(json_object_get(got, "truncated")), "marked truncated");
 	CHECK(json_dumpb(got, NULL, 0, JSON_COMPACT) <= (1u << 20), "within the record cap");
-	by = json_object_get(got, "tool_calls_by_tool");
-	CHECK(json_array_size(by) == 2, "one entry per tool (%zu)", json_array_size(by));
-	json_array_foreach(by, i, x)
-	{
-		sum += json_integer_value(json_object_get(x, "calls"));
-		nfailed += json_integer_value(json_object_get(x, "failed"));
-	}
-	x = json_array_get(by, 0);
-	CHECK(sum == 30000 && nfailed == 3000, "every call counted: %lld, failed %lld",
-	      (long long)sum, (long long)nfailed);
-	CHECK(json_is_string(json_object_get(x, "tool")) &&
-		  !strcmp(json_string_value(json_object_get(x, "tool")), "get-sum") &&
-		  json_integer_value(json_object_get(x, "calls")) == 10000 &&
-		  json_real_value(json_object_get(x, "duration_ms")) == 2500.0,
-	      "get-sum: 10000 calls, 2500 ms");
-	json_decref(log);
+	by = json_array_get(json_object_get(got, "tool_calls_by_tool"), 0);
+	CHECK(json_integer_value(json_object_get(by, "calls")) == 30000 &&
+		  json_integer_value(json_object_get(by, "failed")) == 3000 &&
+		  json_real_value(json_object_get(by, "duration_ms")) == 7500.0,
+	      "the summary kept whole");
+	json_decref(got);
+
+	/* The bridge listed fewer calls than were made: said although small. */
+	t = task_with_calls(5, 8);
+	CHECK(session_append_task(&ws, "capped", t, &e) == 0, "append: %s", e.text);
+	json_decref(t);
+	got = last_task(&ws, "capped");
+	CHECK(json_array_size(json_object_get(got, "tool_calls")) == 5 &&
+		  json_integer_value(json_object_get(got, "tool_calls_dropped")) == 3 &&
+		  json_is_true(json_object_get(got, "truncated")),
+	      "3 calls past the bridge's list counted as dropped");
+	json_decref(got);
+
+	t = task_with_calls(5, 5);
+	CHECK(session_append_task(&ws, "whole", t, &e) == 0, "append: %s", e.text);
+	json_decref(t);
+	got = last_task(&ws, "whole");
+	CHECK(!json_object_get(got, "tool_calls_dropped") && !json_object_get(got, "truncated"),
+	      "a whole list: nothing dropped, not truncated");
+	json_decref(got);
 }
 
 static const struct {
