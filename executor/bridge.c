@@ -1011,24 +1011,25 @@ size_t bridge_ncalls(struct bridge *b)
 	return n;
 }
 
-json_t *bridge_calls(struct bridge *b)
+/* A copy of @a, one of the arrays b->lock guards. */
+static json_t *copy_locked(struct bridge *b, json_t *a)
 {
-	json_t *a;
+	json_t *copy;
 
 	pthread_mutex_lock(&b->lock);
-	a = json_deep_copy(b->records);
+	copy = json_deep_copy(a);
 	pthread_mutex_unlock(&b->lock);
-	return a;
+	return copy;
+}
+
+json_t *bridge_calls(struct bridge *b)
+{
+	return copy_locked(b, b->records);
 }
 
 json_t *bridge_calls_by_tool(struct bridge *b)
 {
-	json_t *a;
-
-	pthread_mutex_lock(&b->lock);
-	a = json_deep_copy(b->by_tool);
-	pthread_mutex_unlock(&b->lock);
-	return a;
+	return copy_locked(b, b->by_tool);
 }
 
 void bridge_stop(struct bridge *b)

@@ -235,12 +235,15 @@ static void test_checkpoint_end(void)
 	CHECK(session_append_task(&ws, "../x", NULL, &e) < 0, "bad session id");
 }
 
-/* A task record with @listed calls of echo (every tenth failed) and a
- * summary, as the bridge makes it, counting @made. */
-static json_t *task_with_calls(size_t listed, json_int_t made)
+/* Append to session @sid a task record with @listed calls of echo (every
+ * tenth failed) and a summary, as the bridge makes it, counting @made.
+ * Returns the record as the log keeps it (a new reference), or NULL. */
+static json_t *append_calls(const struct ws *ws, const char *sid, size_t listed, json_int_t made)
 {
-	json_t *t = task(0, 0), *calls = json_array();
+	json_t *t = task(0, 0), *calls = json_array(), *log;
+	struct err e = {0};
 	size_t i;
+	int rc;
 
 	for (i = 0; i < listed; i++)
 		json_array_append_new(calls,
@@ -251,15 +254,10 @@ static json_t *task_with_calls(size_t listed, json_int_t made)
 			    json_pack("[{s:s,s:s,s:I,s:I,s:f}]", "server", "everything", "tool",
 				      "echo", "calls", made, "failed", made / 10, "duration_ms",
 				      0.25 * (double)made));
-	return t;
-}
-
-/* The task record @sid's log ends with: a new reference. */
-static json_t *last_task(const struct ws *ws, const char *sid)
-{
-	struct err e = {0};
-	json_t *log = session_load(ws, sid, &e), *t;
-
+	rc = session_append_task(ws, sid, t, &e);
+	json_decref(t);
+	CHECK(rc == 0, "append to %s: %s", sid, e.text);
+	log = session_load(ws, sid, &e);
 	t = json_incref(json_array_get(json_object_get(log, "tasks"), 0));
 	json_decref(log);
 	return t;
@@ -271,14 +269,11 @@ static void test_many_calls(void)
 {
 	struct err e = {0};
 	struct ws ws;
-	json_t *t, *got, *by;
+	json_t *got, *by;
 	size_t kept, dropped;
 
 	CHECK(ws_open(root, "frank", true, &ws, &e) == 0, "create frank");
-	t = task_with_calls(30000, 30000);
-	CHECK(session_append_task(&ws, "loop", t, &e) == 0, "append: %s", e.text);
-	json_decref(t);
-	got = last_task(&ws, "loop");
+	got = append_calls(&ws, "loop", 30000, 30000);
 	kept = json_array_size(json_object_get(got, "tool_calls"));
 	dropped = (size_t)json_integer_value(json_object_get(got, "tool_calls_dropped"));
 	CHECK(kept > 1000 && kept < 30000 && kept + dropped == 30000,
@@ -293,21 +288,16 @@ static void test_many_calls(void)
 	json_decref(got);
 
 	/* The bridge listed fewer calls than were made: said although small. */
-	t = task_with_calls(5, 8);
-	CHECK(session_append_task(&ws, "capped", t, &e) == 0, "append: %s", e.text);
-	json_decref(t);
-	got = last_task(&ws, "capped");
+	got = append_calls(&ws, "capped", 5, 8);
 	CHECK(json_array_size(json_object_get(got, "tool_calls")) == 5 &&
 		  json_integer_value(json_object_get(got, "tool_calls_dropped")) == 3 &&
 		  json_is_true(json_object_get(got, "truncated")),
 	      "3 calls past the bridge's list counted as dropped");
 	json_decref(got);
 
-	t = task_with_calls(5, 5);
-	CHECK(session_append_task(&ws, "whole", t, &e) == 0, "append: %s", e.text);
-	json_decref(t);
-	got = last_task(&ws, "whole");
-	CHECK(!json_object_get(got, "tool_calls_dropped") && !json_object_get(got, "truncated"),
+	got = append_calls(&ws, "whole", 5, 5);
+	CHECK(got && !json_object_get(got, "tool_calls_dropped") &&
+		  !json_object_get(got, "truncated"),
 	      "a whole list: nothing dropped, not truncated");
 	json_decref(got);
 }
