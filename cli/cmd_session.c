@@ -81,29 +81,6 @@ static int do_list(const struct ws *ws, struct session_args *a)
 	return 0;
 }
 
-/* A task's tool calls and how many failed: from the per-tool summary, which
- * counts every call; a record written before there was one, from its list. */
-static void count_calls(json_t *task, long long *calls, long long *failed)
-{
-	json_t *by = json_object_get(task, "tool_calls_by_tool"), *x;
-	size_t i;
-
-	*calls = *failed = 0;
-	if (json_is_array(by)) {
-		json_array_foreach(by, i, x)
-		{
-			*calls += json_integer_value(json_object_get(x, "calls"));
-			*failed += json_integer_value(json_object_get(x, "failed"));
-		}
-		return;
-	}
-	json_array_foreach(json_object_get(task, "tool_calls"), i, x)
-	{
-		*calls += 1;
-		*failed += !json_is_true(json_object_get(x, "ok"));
-	}
-}
-
 static int do_show(const struct ws *ws, struct session_args *a)
 {
 	struct err e = {0};
@@ -126,13 +103,14 @@ static int do_show(const struct ws *ws, struct session_args *a)
 	json_array_foreach(json_object_get(log, "tasks"), i, t)
 	{
 		json_t *desc = json_object_get(t, "description");
-		long long calls, failed;
+		json_int_t calls, failed;
 
-		count_calls(t, &calls, &failed);
+		session_task_calls(t, &calls, &failed);
 		printf("  %s  exit %lld  %lld tool calls, %lld failed  %s\n",
 		       json_string_value(json_object_get(t, "task_id")),
-		       (long long)json_integer_value(json_object_get(t, "exit_code")), calls,
-		       failed, json_is_string(desc) ? json_string_value(desc) : "");
+		       (long long)json_integer_value(json_object_get(t, "exit_code")),
+		       (long long)calls, (long long)failed,
+		       json_is_string(desc) ? json_string_value(desc) : "");
 	}
 	json_decref(log);
 	return 0;

@@ -275,18 +275,34 @@ static json_t *first_of(json_t *a, size_t k)
 	return out;
 }
 
-/* The calls @task made: its per-tool summary counts every one; without
- * one, those listed. */
-static json_int_t calls_made(json_t *task)
+void session_task_calls(json_t *task, json_int_t *calls, json_int_t *failed)
 {
-	json_t *by = json_object_get(task, "tool_calls_by_tool"), *t;
-	json_int_t n = 0;
+	json_t *by = json_object_get(task, "tool_calls_by_tool"), *x;
 	size_t i;
 
-	if (!json_is_array(by))
-		return (json_int_t)json_array_size(json_object_get(task, "tool_calls"));
-	json_array_foreach(by, i, t) n += json_integer_value(json_object_get(t, "calls"));
-	return n;
+	*calls = *failed = 0;
+	if (json_is_array(by)) {
+		json_array_foreach(by, i, x)
+		{
+			*calls += json_integer_value(json_object_get(x, "calls"));
+			*failed += json_integer_value(json_object_get(x, "failed"));
+		}
+		return;
+	}
+	json_array_foreach(json_object_get(task, "tool_calls"), i, x)
+	{
+		*calls += 1;
+		*failed += !json_is_true(json_object_get(x, "ok"));
+	}
+}
+
+/* The calls @task made, listed or not. */
+static json_int_t calls_made(json_t *task)
+{
+	json_int_t calls, failed;
+
+	session_task_calls(task, &calls, &failed);
+	return calls;
 }
 
 /* Say how many calls the list leaves out, when it does. */

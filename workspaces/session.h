@@ -22,6 +22,11 @@
  * Returns 0 or -1 with @err. */
 int session_append_task(const struct ws *ws, const char *session_id, json_t *task, struct err *err);
 
+/* The tool calls a task record made and how many failed: from its per-tool
+ * summary, which counts every call; a record without one (written before
+ * there was one), from its list. */
+void session_task_calls(json_t *task, json_int_t *calls, json_int_t *failed);
+
 /* The checkpoint of a session: a new reference, json null when none, or NULL
  * with @err. */
 json_t *session_checkpoint_get(const struct ws *ws, const char *session_id, struct err *err);
