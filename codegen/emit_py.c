@@ -477,6 +477,7 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 	struct py_parts pp;
 	struct buf summary;
 	int rc;
+	bool cast;
 
 	buf_init(&pp.params, CG_PIECE_MAX);
 	buf_init(&pp.body, CG_PIECE_MAX);
@@ -543,18 +544,11 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 	if (!rc)
 		rc = py_decls(&pp.types, &tt.schema);
 
-	/* The call itself. */
+	/* The call itself; a typed result is cast on a line of its own. */
+	cast = tt.output && tt.output->kind != CG_T_ANY;
 	if (!rc)
-		rc = buf_puts(&pp.body, tt.output && tt.output->kind != CG_T_ANY
-					    ? "    return _t.cast("
-					    : "    return (");
-	if (!rc && tt.output && tt.output->kind != CG_T_ANY) {
-		rc = cg_py_str(&pp.body, pp.ret.data);
-		if (!rc)
-			rc = buf_puts(&pp.body, ", ");
-	}
-	if (!rc)
-		rc = buf_puts(&pp.body, "_rt.call_tool(");
+		rc = buf_puts(&pp.body,
+			      cast ? "    _result = _rt.call_tool(" : "    return _rt.call_tool(");
 	if (!rc)
 		rc = cg_py_str(&pp.body, in->server_name);
 	if (!rc)
@@ -562,7 +556,14 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 	if (!rc)
 		rc = cg_py_str(&pp.body, in->name);
 	if (!rc)
-		rc = buf_puts(&pp.body, ", _args))\n");
+		rc = buf_puts(&pp.body, ", _args)\n");
+	if (!rc && cast) {
+		rc = buf_puts(&pp.body, "    return _t.cast(");
+		if (!rc)
+			rc = cg_py_str(&pp.body, pp.ret.data);
+		if (!rc)
+			rc = buf_puts(&pp.body, ", _result)\n");
+	}
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"summary", summary.data, summary.len},

@@ -35,5 +35,5 @@ def we_ird_name(*, q: str = "a\"\"\"b*/\x00") -> _t.Any:
     """
     _args: dict[str, _t.Any] = {}
     _args["q\"*/"] = q
-    return (_rt.call_tool("srv", "we\"ird */ name", _args))
+    return _rt.call_tool("srv", "we\"ird */ name", _args)
 

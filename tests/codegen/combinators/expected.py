@@ -62,5 +62,5 @@ def combinators(*, ghost: _t.Any, any: str | int | None = None, one: _t.Literal[
         _args["nothing"] = nothing
     if yes is not None:
         _args["yes"] = yes
-    return (_rt.call_tool("srv", "combinators", _args))
+    return _rt.call_tool("srv", "combinators", _args)
 

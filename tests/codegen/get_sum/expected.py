@@ -32,5 +32,5 @@ def get_sum(*, a: float, b: float) -> _t.Any:
     _args: dict[str, _t.Any] = {}
     _args["a"] = a
     _args["b"] = b
-    return (_rt.call_tool("srv", "get-sum", _args))
+    return _rt.call_tool("srv", "get-sum", _args)
 

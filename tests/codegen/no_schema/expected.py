@@ -25,5 +25,5 @@ def no_schema(**_extra: _t.Any) -> _t.Any:
     """
     _args: dict[str, _t.Any] = {}
     _args.update(_extra)
-    return (_rt.call_tool("srv", "no-schema", _args))
+    return _rt.call_tool("srv", "no-schema", _args)
 

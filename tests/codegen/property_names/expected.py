@@ -56,5 +56,5 @@ def props(*, class_: str, a_b_2: int | None = None, a_b: int | None = None, str_
     if arg_1st is not None:
         _args["1st"] = arg_1st
     _args.update(_extra)
-    return (_rt.call_tool("srv", "props", _args))
+    return _rt.call_tool("srv", "props", _args)
 

@@ -64,5 +64,5 @@ def refs(*, node: RefsNode, legacy: RefsLegacy | None = None, self: RefsInput | 
         _args["missing"] = missing
     if list_ is not None:
         _args["list"] = list_
-    return (_rt.call_tool("srv", "refs", _args))
+    return _rt.call_tool("srv", "refs", _args)
 

@@ -40,5 +40,6 @@ def get_structured_content(*, location: _t.Literal["New York", "Chicago"]) -> Ge
     """
     _args: dict[str, _t.Any] = {}
     _args["location"] = location
-    return _t.cast("GetStructuredContentOutput", _rt.call_tool("srv", "get-structured-content", _args))
+    _result = _rt.call_tool("srv", "get-structured-content", _args)
+    return _t.cast("GetStructuredContentOutput", _result)
 

@@ -56,5 +56,5 @@ def values(*, e: _t.Literal["s", 1, True] | float | None | dict[str, _t.Any] | l
     _args["mode"] = mode
     if bad_default is not None:
         _args["bad_default"] = bad_default
-    return (_rt.call_tool("srv", "values", _args))
+    return _rt.call_tool("srv", "values", _args)
 
