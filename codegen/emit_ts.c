@@ -190,7 +190,7 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 	size_t title_len, desc_len;
 	const char *title = cg_tool_title(in->tool, &title_len);
 	const char *desc = cg_tool_description(in->tool, &desc_len);
-	struct buf types, doc, params, ret, head, text;
+	struct buf types, doc, params, ret, head, text, result;
 	struct cg_tool_types tt;
 	int rc;
 
@@ -200,6 +200,7 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 	buf_init(&ret, CG_PIECE_MAX);
 	buf_init(&head, CG_PIECE_MAX);
 	buf_init(&text, CG_PIECE_MAX);
+	buf_init(&result, CG_PIECE_MAX);
 	rc = cg_tool_types_build(in, &tt);
 	if (rc)
 		goto out_free;
@@ -261,12 +262,21 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 		rc = buf_puts(&text, ", ");
 	if (!rc)
 		rc = cg_ts_str(&text, in->name);
+	/* What the function returns: the call's promise as it is when the
+	 * result is unknown, else the awaited result as its type. */
+	if (!rc)
+		rc = tt.output && tt.output->kind != CG_T_ANY
+			 ? cg_cat(&result, "(await _rt.callTool(", text.data, ", input)) as ",
+				  ret.data, NULL)
+			 : cg_cat(&result, "_rt.callTool(", text.data, ", input)", NULL);
+	/* "call" (the server and tool arguments) stays for --templates
+	 * files written before "result". */
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"summary", head.data, head.len},	 {"types", types.data, types.len},
 		    {"doc", doc.data, doc.len},		 {"ident", in->ident, strlen(in->ident)},
 		    {"params", params.data, params.len}, {"returns", ret.data, ret.len},
-		    {"call", text.data, text.len},
+		    {"call", text.data, text.len},	 {"result", result.data, result.len},
 		};
 
 		rc = cg_tmpl_fill(in->t, "tool.ts.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);
@@ -279,5 +289,6 @@ out_free:
 	buf_free(&ret);
 	buf_free(&head);
 	buf_free(&text);
+	buf_free(&result);
 	return rc;
 }

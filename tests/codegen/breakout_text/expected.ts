@@ -25,5 +25,5 @@ export interface WeIrdNameInput {
  * @throws McpToolError when the tool reports an error (isError)
  */
 export async function we_ird_name(input: WeIrdNameInput = {}): Promise<unknown> {
-	return (await _rt.callTool("srv", "we\"ird */ name", input)) as unknown;
+	return _rt.callTool("srv", "we\"ird */ name", input);
 }

@@ -29,5 +29,5 @@ export interface CombinatorsInputAll {
  * @throws McpToolError when the tool reports an error (isError)
  */
 export async function combinators(input: CombinatorsInput): Promise<unknown> {
-	return (await _rt.callTool("srv", "combinators", input)) as unknown;
+	return _rt.callTool("srv", "combinators", input);
 }

@@ -24,5 +24,5 @@ export interface GetSumInput {
  * @throws McpToolError when the tool reports an error (isError)
  */
 export async function get_sum(input: GetSumInput): Promise<unknown> {
-	return (await _rt.callTool("srv", "get-sum", input)) as unknown;
+	return _rt.callTool("srv", "get-sum", input);
 }

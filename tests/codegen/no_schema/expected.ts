@@ -13,5 +13,5 @@ import * as _rt from "../_runtime";
  * @throws McpToolError when the tool reports an error (isError)
  */
 export async function no_schema(input: Record<string, unknown> = {}): Promise<unknown> {
-	return (await _rt.callTool("srv", "no-schema", input)) as unknown;
+	return _rt.callTool("srv", "no-schema", input);
 }

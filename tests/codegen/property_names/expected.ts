@@ -24,5 +24,5 @@ export interface PropsInput {
  * @throws McpToolError when the tool reports an error (isError)
  */
 export async function props(input: PropsInput): Promise<unknown> {
-	return (await _rt.callTool("srv", "props", input)) as unknown;
+	return _rt.callTool("srv", "props", input);
 }

@@ -33,5 +33,5 @@ export type RefsList = Array<RefsList | number>;
  * @throws McpToolError when the tool reports an error (isError)
  */
 export async function refs(input: RefsInput): Promise<unknown> {
-	return (await _rt.callTool("srv", "refs", input)) as unknown;
+	return _rt.callTool("srv", "refs", input);
 }

@@ -24,5 +24,5 @@ export interface ValuesInput {
  * @throws McpToolError when the tool reports an error (isError)
  */
 export async function values(input: ValuesInput = {}): Promise<unknown> {
-	return (await _rt.callTool("srv", "values", input)) as unknown;
+	return _rt.callTool("srv", "values", input);
 }
