@@ -545,7 +545,7 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 		rc = py_decls(&pp.types, &tt.schema);
 
 	/* The call itself; a typed result is cast on a line of its own. */
-	cast = tt.output && tt.output->kind != CG_T_ANY;
+	cast = cg_output_typed(&tt);
 	if (!rc)
 		rc = buf_puts(&pp.body,
 			      cast ? "    _result = _rt.call_tool(" : "    return _rt.call_tool(");

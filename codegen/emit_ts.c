@@ -265,7 +265,7 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 	/* What the function returns: the call's promise as it is when the
 	 * result is unknown, else the awaited result as its type. */
 	if (!rc)
-		rc = tt.output && tt.output->kind != CG_T_ANY
+		rc = cg_output_typed(&tt)
 			 ? cg_cat(&result, "(await _rt.callTool(", text.data, ", input)) as ",
 				  ret.data, NULL)
 			 : cg_cat(&result, "_rt.callTool(", text.data, ", input)", NULL);

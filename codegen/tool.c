@@ -46,6 +46,11 @@ void cg_tool_types_free(struct cg_tool_types *tt)
 	cg_arena_free(&tt->arena);
 }
 
+bool cg_output_typed(const struct cg_tool_types *tt)
+{
+	return tt->output && tt->output->kind != CG_T_ANY;
+}
+
 const char *cg_tool_title(json_t *tool, size_t *len)
 {
 	json_t *t = json_object_get(tool, "title");

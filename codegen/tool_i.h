@@ -3,6 +3,7 @@
 #define MCPFS_CODEGEN_TOOL_I_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "../common/buf.h"
 #include "arena_i.h"
@@ -32,6 +33,9 @@ struct cg_tool_types {
 /* 0 or -ENOMEM; free with cg_tool_types_free either way. */
 int cg_tool_types_build(const struct cg_tool_in *in, struct cg_tool_types *tt);
 void cg_tool_types_free(struct cg_tool_types *tt);
+/* Whether the tool's result has a type of its own to cast to: an
+ * outputSchema that converts to more than "any". */
+bool cg_output_typed(const struct cg_tool_types *tt);
 
 /* The tool's title (title, else annotations.title), or NULL; its length
  * (NUL bytes included) in *len. Borrowed. */
