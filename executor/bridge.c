@@ -52,6 +52,11 @@
 /* The watcher's epoll data: these two, else a connection's id. */
 #define WATCH_LISTEN 0
 #define WATCH_STOP 1
+/* A connection's epoll events while it is not parked. epoll reports a
+ * hang-up whatever the mask: one-shot, it wakes the watcher once, not on
+ * every epoll_wait while a worker still holds the connection (the code died
+ * with a call in flight). */
+#define WATCH_DISARMED EPOLLONESHOT
 
 enum {
 	RPC_PARSE = -32700,
@@ -622,7 +627,7 @@ static uint64_t park(struct conn *c)
 static bool unpark(struct conn *c, uint64_t ticket)
 {
 	struct bridge *b = c->b;
-	struct epoll_event none = {.events = 0, .data.u64 = c->id};
+	struct epoll_event none = {.events = WATCH_DISARMED, .data.u64 = c->id};
 	bool mine;
 
 	pthread_mutex_lock(&b->lock);
@@ -772,11 +777,11 @@ static void read_conn(struct conn *c)
 	}
 }
 
-/* A connection for @fd, known to the watcher's epoll but disarmed (no
- * events) until parked; when that fails it is never parked (park). */
+/* A connection for @fd, known to the watcher's epoll but disarmed
+ * (WATCH_DISARMED) until parked; when that fails it is never parked (park). */
 static struct conn *conn_new(struct bridge *b, int fd)
 {
-	struct epoll_event none = {.events = 0};
+	struct epoll_event none = {.events = WATCH_DISARMED};
 	struct conn *c;
 
 	pthread_mutex_lock(&b->lock);

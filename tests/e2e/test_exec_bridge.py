@@ -108,6 +108,27 @@ def test_quiet_connection_costs_no_cpu(bridge):
     assert json.loads(f.readline())["result"]["content"][0]["text"] == "The sum of 2 and 3 is 5."
 
 
+def test_hang_up_with_a_call_in_flight_costs_no_cpu(bridge):
+    """Code that dies while one of its calls runs (killed by its timeout):
+    the bridge finishes that call without spinning on the hang-up."""
+    s, f, _ = bridge.connect()
+    s.sendall(json.dumps(call(1, 1, 2)).encode() + b"\n")  # the server is up
+    assert json.loads(f.readline())["id"] == 1
+    slow = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"server": "everything", "name": "trigger-long-running-operation",
+                       "arguments": {"duration": 3, "steps": 1}}}
+    s.sendall(json.dumps(slow).encode() + b"\n")
+    time.sleep(0.3)  # the slow call is in flight: another worker reads the next
+    s.sendall(json.dumps(call(3, 2, 3)).encode() + b"\n")
+    assert json.loads(f.readline())["id"] == 3
+    f.close()
+    s.close()
+    before = cpu_seconds(bridge.proc.pid)
+    time.sleep(1.0)
+    used = cpu_seconds(bridge.proc.pid) - before
+    assert used < 0.05, f"the bridge used {used:.2f} s of CPU after the code hung up"
+
+
 def test_wrong_token_refused_and_closed(bridge):
     s, f, reply = bridge.connect(token="not-it")
     assert reply["error"]["code"] == -32600
