@@ -110,7 +110,7 @@ struct bridge {
 	pthread_cond_t work;  /* a job was queued, or stopping */
 	pthread_cond_t idle;  /* a job finished or a connection ended */
 	struct job *head, *tail;
-	unsigned nworkers, nidle, njobs_running;
+	unsigned nworkers, nidle, nqueued, njobs_running;
 	pthread_t workers[BRIDGE_MAX_WORKERS];
 	struct conn *conns;
 	unsigned nconns;
@@ -474,6 +474,7 @@ static void *worker_main(void *arg)
 		b->head = j->next;
 		if (!b->head)
 			b->tail = NULL;
+		b->nqueued--;
 		b->njobs_running++;
 		pthread_mutex_unlock(&b->lock);
 		if (j->req) {
@@ -494,12 +495,17 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Queue a job for @c: @req (stolen) to serve, or NULL to read. A new worker
- * starts when none is idle. Returns 0 or -1 (then @req was answered). */
+/* Queue a job for @c: @req (stolen) to serve, or NULL to read. Each job
+ * queued has a worker to itself: an idle one that no earlier job is waking
+ * already, else a new one. A job left to wait for a busy worker could wait
+ * for good: a reader keeps its worker while its connection is quiet. Past
+ * BRIDGE_MAX_WORKERS one waits: of so many, all but BRIDGE_MAX_CONNS serve
+ * calls, which end. Returns 0 or -1 (then @req was answered). */
 static int enqueue(struct conn *c, json_t *req)
 {
 	struct bridge *b = c->b;
 	struct job *j = calloc(1, sizeof(*j));
+	int rc;
 
 	if (!j) {
 		if (req)
@@ -517,6 +523,19 @@ static int enqueue(struct conn *c, json_t *req)
 		free(j);
 		return -1;
 	}
+	if (b->nqueued >= b->nidle && b->nworkers < BRIDGE_MAX_WORKERS) {
+		rc = pthread_create(&b->workers[b->nworkers], NULL, worker_main, b);
+		if (rc) {
+			pthread_mutex_unlock(&b->lock);
+			if (req)
+				reply_error(c, json_object_get(req, "id"), RPC_BUSY,
+					    "no thread to serve the request");
+			json_decref(req);
+			free(j);
+			return -1;
+		}
+		b->nworkers++;
+	}
 	c->refs++;
 	if (req)
 		c->pending++;
@@ -525,9 +544,7 @@ static int enqueue(struct conn *c, json_t *req)
 	else
 		b->head = j;
 	b->tail = j;
-	if (b->nidle == 0 && b->nworkers < BRIDGE_MAX_WORKERS &&
-	    pthread_create(&b->workers[b->nworkers], NULL, worker_main, b) == 0)
-		b->nworkers++;
+	b->nqueued++;
 	pthread_cond_signal(&b->work);
 	pthread_mutex_unlock(&b->lock);
 	return 0;

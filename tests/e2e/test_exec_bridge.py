@@ -129,6 +129,31 @@ def test_hang_up_with_a_call_in_flight_costs_no_cpu(bridge):
     assert used < 0.05, f"the bridge used {used:.2f} s of CPU after the code hung up"
 
 
+def test_connections_that_come_together_each_get_a_worker(bridge):
+    """Two connections accepted back to back while one worker is idle: the
+    second gets a worker of its own, not a wait behind the first's reader."""
+    a, fa, _ = bridge.connect()
+    others = []
+    for _ in range(10):
+        # Two requests in one write: a second worker serves one, then idles.
+        a.sendall(b"".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "checkpoint/get"})
+                           .encode() + b"\n" for i in (1, 2)))
+        assert {json.loads(fa.readline())["id"] for _ in range(2)} == {1, 2}
+        time.sleep(0.01)
+        pair = []
+        for _ in range(2):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(bridge.path)
+            pair.append(s)
+        for s in pair:
+            s.sendall(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "auth",
+                                  "params": {"token": bridge.token}}).encode() + b"\n")
+        for s in pair:
+            s.settimeout(10)
+            assert json.loads(s.recv(4096)) == {"jsonrpc": "2.0", "id": 0, "result": {}}
+        others += pair  # open: their readers keep their workers
+
+
 def test_wrong_token_refused_and_closed(bridge):
     s, f, reply = bridge.connect(token="not-it")
     assert reply["error"]["code"] == -32600
