@@ -78,42 +78,57 @@ static void iso_now(char *out, size_t n)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
-/* @s as a JSON string, invalid UTF-8 replaced by U+FFFD. New, or NULL. */
+/* The length of the valid UTF-8 sequence at @p (@left bytes there), or 0.
+ * Valid as RFC 3629 and jansson have it: no overlong forms, no surrogates,
+ * nothing past U+10FFFF. NUL counts as invalid. */
+static size_t utf8_seq_len(const unsigned char *p, size_t left)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, k;
+
+	if (p[0] < 0x80)
+		return p[0] ? 1 : 0;
+	if (p[0] < 0xc2 || p[0] > 0xf4)
+		return 0;
+	n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (left < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (k = 2; k < n; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* @s as a JSON string, each byte of invalid UTF-8 replaced by U+FFFD, so
+ * that a program's binary output costs only those bytes. New, or NULL. */
 static json_t *utf8_string(const char *s, size_t len)
 {
 	static const char repl[] = "\xef\xbf\xbd";
+	const unsigned char *u = (const unsigned char *)s;
 	struct buf b;
-	size_t i = 0, k, need;
-	unsigned char c;
+	size_t i = 0, n;
 	json_t *j;
 
 	buf_init(&b, 4 * len + 16);
 	while (i < len) {
-		c = (unsigned char)s[i];
-		need = c < 0x80		    ? 0
-		       : (c & 0xe0) == 0xc0 ? 1
-		       : (c & 0xf0) == 0xe0 ? 2
-		       : (c & 0xf8) == 0xf0 ? 3
-					    : 9;
-		if (c == 0 || need == 9 || (need == 1 && c < 0xc2) || (need == 3 && c > 0xf4) ||
-		    i + need >= len + (need ? 0 : 1)) {
-			need = 9;
+		n = utf8_seq_len(u + i, len - i);
+		if (n) {
+			buf_append(&b, s + i, n);
+			i += n;
 		} else {
-			for (k = 1; k <= need; k++)
-				if (((unsigned char)s[i + k] & 0xc0) != 0x80)
-					need = 9;
-		}
-		if (need == 9) {
 			buf_append(&b, repl, 3);
 			i++;
-		} else {
-			buf_append(&b, s + i, need + 1);
-			i += need + 1;
 		}
 	}
 	j = json_stringn(b.data ? b.data : "", b.len);
-	if (!j)
-		j = json_string("(output not representable)");
 	buf_free(&b);
 	return j;
 }

@@ -72,6 +72,16 @@ def test_json_fields(mcpfs, host_unchanged):  # noqa: F811
     assert res["tool_calls"] == 0 and 0 < res["duration_ms"] < 60000
 
 
+def test_invalid_utf8_costs_only_its_bytes(mcpfs, host_unchanged):  # noqa: F811
+    """Each byte of invalid UTF-8 in the output becomes U+FFFD, the rest
+    stays: a surrogate, overlong forms, a code point past U+10FFFF."""
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, "import sys\nsys.stdout.buffer.write(b'ok \\xed\\xa0\\x80 "
+                      "\\xe0\\x80\\xaf \\xf4\\x90\\x80\\x80 \\xc0\\xaf \\xc3\\xa9 end\\n')\n")
+    r = "\ufffd"
+    assert res["stdout"] == f"ok {r * 3} {r * 3} {r * 4} {r * 2} \u00e9 end\n", res
+
+
 def test_output_capped(mcpfs, host_unchanged):  # noqa: F811
     exec_config(mcpfs)
     p, res = run_code(mcpfs, "import sys\nsys.stdout.write('x' * (3 << 20))\n")
