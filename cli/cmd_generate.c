@@ -132,7 +132,7 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 		if (s->why[i])
 			cli_error("generate: server %s unreachable: %s",
 				  cg_root_server_name(s->root, i), s->why[i]);
-	if (tree_write(s, out, &st, &e) < 0) {
+	if (tree_write(s, out, 0, &st, &e) < 0) {
 		rc = cli_fail(&e);
 		goto out_free;
 	}

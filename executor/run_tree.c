@@ -159,8 +159,9 @@ static bool is_tree_name(const char *name)
 
 /* Remove what no run can still be using under @base: trees of other
  * configs or other mcpfs builds (each has its own key) written too long
- * ago, and the ".<key>.mcpfs-*" folders of writers that died half-way. A
- * tree whose lock is held is being written again, and stays. */
+ * ago, and the ".<key>.mcpfs-*" folders, trees replaced by newer ones and
+ * what writers that died half-way left. A tree whose lock is held is being
+ * written again, and stays. */
 static void sweep(const char *base)
 {
 	char path[4400], lock[4500];
@@ -198,7 +199,9 @@ static int generate(struct hub *hub, const char *dir, struct err *err)
 
 	if (!s)
 		return -1;
-	rc = tree_write(s, dir, NULL, err);
+	/* Runs that bound the tree replaced here still import from it: it stays
+	 * until sweep() finds it older than any of them can be. */
+	rc = tree_write(s, dir, TREE_WRITE_KEEP_OLD, NULL, err);
 	tree_snapshot_free(s);
 	return rc < 0 ? -1 : 0;
 }
@@ -221,8 +224,8 @@ int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub, ch
 		return 0;
 	if ((rc = fsx_mkdirs(base, 0755)) < 0)
 		return err_set(err, EXIT_FAILED, "mkdir %s: %s", base, strerror(-rc));
-	/* One writer at a time: a run that already bound the tree must not see
-	 * it replaced under it by a parallel cold run. */
+	/* One writer at a time: runs that start cold together write the tree
+	 * once, and the others find it fresh. */
 	snprintf(lock, sizeof(lock), "%s.lock", dir);
 	fd = lock_take(lock, true);
 	if (fd < 0)

@@ -224,8 +224,8 @@ static int replaceable(int parentfd, const char *name, bool *exists, struct err 
 	return rc;
 }
 
-int tree_write(const struct tree_snapshot *s, const char *dir, struct tree_write_stats *stats,
-	       struct err *err)
+int tree_write(const struct tree_snapshot *s, const char *dir, unsigned flags,
+	       struct tree_write_stats *stats, struct err *err)
 {
 	char path[PATH_MAX], parent[PATH_MAX], tmpname[NAME_MAX + 1],
 	    tmppath[PATH_MAX + NAME_MAX + 2];
@@ -303,7 +303,7 @@ int tree_write(const struct tree_snapshot *s, const char *dir, struct tree_write
 		goto out_free;
 	}
 	/* One atomic step: the new tree takes the old one's place, and the old
-	 * one is left under the temp name to be removed. */
+	 * one is left under the temp name, to be removed now or kept. */
 	if (exists)
 		rc = renameat2(parentfd, tmpname, parentfd, base, RENAME_EXCHANGE);
 	else
@@ -313,7 +313,7 @@ int tree_write(const struct tree_snapshot *s, const char *dir, struct tree_write
 		err_set(err, EXIT_FAILED, "rename(%s, %s): %s", tmppath, path, strerror(-rc));
 		goto out_free;
 	}
-	made = exists;
+	made = exists && !(flags & TREE_WRITE_KEEP_OLD);
 	rc = 0;
 	if (stats)
 		*stats = w.st;

@@ -255,6 +255,40 @@ def test_new_binary_makes_its_own_tree(mcpfs, host_unchanged):  # noqa: F811
     assert len(second) == 2 and first < second, second
 
 
+def test_run_keeps_its_tree_when_a_later_run_replaces_it(mcpfs, host_unchanged):  # noqa: F811
+    """A run that started just before its tree went stale imports from it
+    after a later run has written the new one in its place."""
+    exec_config(mcpfs)
+    run_code(mcpfs, "print('warm')\n")
+    trees = mcpfs.root / "cache" / "trees"
+    (tree,) = [d for d in trees.iterdir() if d.is_dir()]
+    go = mcpfs.root / "workspaces" / "default" / "workspace" / "go"
+    first = mcpfs.tmp / "first.py"
+    first.write_text("import os, time\n"
+                     "for _ in range(600):\n"
+                     "    if os.path.exists('go'):\n"
+                     "        break\n"
+                     "    time.sleep(0.05)\n"
+                     "from servers.everything import get_sum\n"
+                     "print(callable(get_sum))\n")
+    a = subprocess.Popen(mcpfs.cmd("exec", "--json", first), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=mcpfs.env)
+    try:
+        time.sleep(1.0)  # the first run has bound the tree
+        two_days = time.time() - 2 * 86400
+        os.utime(tree / "servers", (two_days, two_days))
+        p, res = run_code(mcpfs, "print('second')\n")  # finds it stale, writes it anew
+        assert res["stdout"] == "second\n", res
+        assert (tree / "servers").stat().st_mtime > two_days + 86400
+        go.write_text("")
+        out, err = a.communicate(timeout=60)
+    finally:
+        a.kill()
+        go.unlink(missing_ok=True)
+    assert json.loads(out)["stdout"] == "True\n", (out, err)
+    assert [d.name for d in trees.iterdir() if ".mcpfs-" in d.name], "the old tree was removed"
+
+
 def test_unused_trees_swept(mcpfs, host_unchanged):  # noqa: F811
     """A run that writes a tree removes those no run can still be using
     (another build's or config's, written over two days ago) and what a
