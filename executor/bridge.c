@@ -31,6 +31,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../common/cancel.h"
 #include "../common/clock.h"
 #include "../servers/hub.h"
 #include "../workspaces/session.h"
@@ -97,7 +98,8 @@ struct bridge {
 	struct hub *hub;
 	char *path, *token, *customer, *workspace, *session;
 	const struct ws *ws;
-	double call_timeout_s;
+	double call_timeout_s, deadline_s;
+	struct cancel cancel; /* fired by bridge_stop: calls in flight give up */
 	size_t max_result;
 	int lfd;
 	int epfd; /* the watcher's: the listening socket, stop_pipe, parked connections */
@@ -149,6 +151,7 @@ static const char *plain_string(json_t *obj, const char *key)
 }
 
 static int conn_try_send(struct conn *c, json_t *msg);
+static int reply_result(struct conn *c, json_t *id, json_t *res);
 static uint64_t park(struct conn *c);
 static bool unpark(struct conn *c, uint64_t ticket);
 
@@ -225,6 +228,7 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 	struct hub_call_opts o = {0};
 	json_t *res, *rec;
 	double t0, ms;
+	int sent;
 	bool ok;
 
 	if (!server || !tool || (args && !json_is_object(args) && !json_is_null(args))) {
@@ -234,6 +238,8 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 		return NULL;
 	}
 	o.timeout_s = b->call_timeout_s;
+	o.deadline_s = b->deadline_s;
+	o.hooks.cancel = &b->cancel;
 	o.customer = b->customer;
 	o.workspace = b->workspace;
 	if (rq->id) {
@@ -244,6 +250,13 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 	res = hub_call(b->hub, server, tool, json_is_object(args) ? args : NULL, &o, err);
 	ms = clock_now_ms() - t0;
 	ok = res && !json_is_true(json_object_get(res, "isError"));
+	/* Not passed on by pass_result: reply here, so that a result over the
+	 * cap, which the code gets as an error, is recorded as one. */
+	if (res && rq->id && !rq->replied) {
+		sent = reply_result(rq->c, rq->id, res);
+		rq->replied = sent != -ENOMEM;
+		ok = ok && sent != -E2BIG;
+	}
 	*code = RPC_FAILED;
 	rec = json_pack("{s:s,s:s,s:f,s:b}", "server", server, "tool", tool, "duration_ms", ms,
 			"ok", ok);
@@ -296,13 +309,15 @@ static const struct method methods[] = {
 };
 
 /* Write one reply line (@msg borrowed); replies past the cap become an error
- * for the same id. Returns 0 or -errno. */
+ * for the same id. Returns 0, -E2BIG when that error went out instead, or
+ * -errno. */
 static int conn_send(struct conn *c, json_t *msg)
 {
 	char *s = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
 	size_t len, off = 0;
 	ssize_t w;
 	int rc = 0;
+	bool capped = false;
 
 	if (!s)
 		return -ENOMEM;
@@ -323,6 +338,7 @@ static int conn_send(struct conn *c, json_t *msg)
 		if (!s)
 			return -ENOMEM;
 		len = strlen(s);
+		capped = true;
 	}
 	s[len] = '\n'; /* the terminator becomes the line end; never read as a string again */
 	pthread_mutex_lock(&c->wlock);
@@ -338,7 +354,7 @@ static int conn_send(struct conn *c, json_t *msg)
 	}
 	pthread_mutex_unlock(&c->wlock);
 	free(s);
-	return rc;
+	return rc ? rc : capped ? -E2BIG : 0;
 }
 
 /* Send one reply line (@msg borrowed) only if it goes out at once: small,
@@ -381,6 +397,16 @@ static int conn_try_send(struct conn *c, json_t *msg)
 	return rc;
 }
 
+/* Send @res (borrowed) as the result for @id. Returns as conn_send. */
+static int reply_result(struct conn *c, json_t *id, json_t *res)
+{
+	json_t *r = json_pack("{s:s,s:O,s:O}", "jsonrpc", "2.0", "id", id, "result", res);
+	int rc = r ? conn_send(c, r) : -ENOMEM;
+
+	json_decref(r);
+	return rc;
+}
+
 static void reply_error(struct conn *c, json_t *id, int code, const char *message)
 {
 	json_t *r = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id",
@@ -401,7 +427,7 @@ static bool handle(struct conn *c, json_t *req, uint64_t *ticket)
 	json_t *params = json_object_get(req, "params");
 	struct request rq = {.c = c, .id = id, .ticket = ticket ? *ticket : 0};
 	struct err e = {0};
-	json_t *res = NULL, *r;
+	json_t *res = NULL;
 	int code = RPC_NO_METHOD;
 	size_t i;
 
@@ -418,13 +444,8 @@ static bool handle(struct conn *c, json_t *req, uint64_t *ticket)
 		reply_error(c, id, code, e.text[0] ? e.text : "failed");
 		goto out;
 	}
-	r = json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", res);
-	res = NULL;
-	if (r)
-		conn_send(c, r);
-	else
+	if (reply_result(c, id, res) == -ENOMEM)
 		reply_error(c, id, RPC_FAILED, "out of memory");
-	json_decref(r);
 out:
 	json_decref(res);
 	if (ticket)
@@ -960,6 +981,8 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 	b->hub = o->hub;
 	b->ws = o->ws;
 	b->call_timeout_s = o->call_timeout_s;
+	b->deadline_s = o->deadline_s;
+	cancel_init(&b->cancel);
 	b->max_result = o->max_result ? o->max_result : MCPFS_BRIDGE_MAX_LINE;
 	b->path = dup_or_null(path, &fail);
 	b->token = dup_or_null(o->token ? o->token : "", &fail);
@@ -1019,6 +1042,7 @@ out_free:
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->work);
 	pthread_cond_destroy(&b->idle);
+	cancel_destroy(&b->cancel);
 	free(b);
 	return NULL;
 }
@@ -1068,9 +1092,10 @@ void bridge_stop(struct bridge *b)
 	pthread_join(b->acceptor, NULL);
 	close(b->lfd);
 	unlink(b->path);
+	cancel_fire(&b->cancel);
 	pthread_mutex_lock(&b->lock);
 	/* End every connection: blocked reads return, read jobs end, calls
-	 * in flight finish and drop their references. */
+	 * in flight return cancelled and drop their references. */
 	while (b->conns) {
 		struct conn *c;
 
@@ -1106,5 +1131,6 @@ void bridge_free(struct bridge *b)
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->work);
 	pthread_cond_destroy(&b->idle);
+	cancel_destroy(&b->cancel);
 	free(b);
 }

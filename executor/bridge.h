@@ -36,6 +36,7 @@ struct bridge_opts {
 	const struct ws *ws;   /* borrowed; checkpoints go to its session log; NULL: refused */
 	const char *session;   /* copied; the session the checkpoints belong to */
 	double call_timeout_s; /* per tools/call; <= 0: the server's configured timeout */
+	double deadline_s;     /* clock_now_s() by which every call ends; 0: none */
 	size_t max_result;     /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
 	size_t max_records;    /* calls bridge_calls lists; 0: 100,000 */
 };
@@ -58,8 +59,10 @@ json_t *bridge_calls(struct bridge *b);
  * "*". NULL on allocation failure. */
 json_t *bridge_calls_by_tool(struct bridge *b);
 
-/* Stop accepting, close every connection, wait for calls in flight, remove
- * the socket. Idempotent; bridge_ncalls and the call lists stay valid. */
+/* Stop accepting, close every connection, cancel calls in flight (their
+ * servers get notifications/cancelled; nobody is left to read the results)
+ * and wait for them to return, remove the socket. Idempotent; bridge_ncalls
+ * and the call lists stay valid, cancelled calls listed as failed. */
 void bridge_stop(struct bridge *b);
 
 /* bridge_stop, then free. Accepts NULL. */

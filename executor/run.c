@@ -222,7 +222,9 @@ static int run_dir_make(struct run *r, struct err *err)
 	return 0;
 }
 
-static int bridge_start(struct run *r, struct err *err)
+/* The run's bridge; its calls end with the run, @timeout_s from now at the
+ * latest (the jail starts a moment later, so a call never outlives it). */
+static int bridge_start(struct run *r, double timeout_s, struct err *err)
 {
 	struct bridge_opts bo = {0};
 
@@ -235,6 +237,7 @@ static int bridge_start(struct run *r, struct err *err)
 	bo.workspace = r->ws.workspace;
 	bo.ws = &r->ws;
 	bo.session = r->session;
+	bo.deadline_s = clock_now_s() + timeout_s;
 	r->bridge = bridge_new(r->sock, &bo, err);
 	if (!r->bridge)
 		return -1;
@@ -425,7 +428,7 @@ json_t *run_exec(const struct run_opts *o, int *status, struct err *err)
 	    run_tree_dir(o->root, o->cfg, o->hub, r.tree, sizeof(r.tree), err) < 0)
 		goto out;
 	snprintf(r.tree_servers, sizeof(r.tree_servers), "%s/servers", r.tree);
-	if (run_dir_make(&r, err) < 0 || bridge_start(&r, err) < 0)
+	if (run_dir_make(&r, err) < 0 || bridge_start(&r, timeout, err) < 0)
 		goto out;
 	if (o->capture && (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)) {
 		err_set(err, EXIT_FAILED, "pipe2: %s", strerror(errno));

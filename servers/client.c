@@ -459,12 +459,19 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 		       struct err *err)
 {
 	struct pending p = {.hooks = hooks};
+	struct cancel *cancel = hooks ? hooks->cancel : NULL;
+	struct cancel_wait cw = {.lock = &c->lock, .cond = &p.cond};
 	struct timespec deadline;
 	json_t *msg = NULL, *result = NULL, *error, *meta;
-	bool timed_out = false;
+	bool timed_out = false, cancelled = false, watching = false;
 	int rc = 0;
 
 	cond_init_monotonic(&p.cond);
+	if (cancel && !(watching = cancel_watch(cancel, &cw))) {
+		err_set(err, EXIT_FAILED, "server '%s': %s cancelled", c->sc->name, what);
+		json_decref(params);
+		goto out_cond;
+	}
 	pthread_mutex_lock(&c->lock);
 	if (!c->alive) {
 		err_set(err, EXIT_UNREACHABLE, "%s", c->why);
@@ -492,7 +499,7 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 
 	deadline_after(&deadline, timeout_s);
 	pthread_mutex_lock(&c->lock);
-	while (!p.done && !rc)
+	while (!p.done && !rc && !(cancelled = cancel && cancel_fired(cancel)))
 		rc = pthread_cond_timedwait(&p.cond, &c->lock, &deadline);
 	while (p.passing) /* the result is on its way: it is ours, timeout or not */
 		pthread_cond_wait(&p.cond, &c->lock);
@@ -501,12 +508,18 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 		err_set(err, EXIT_UNREACHABLE, "%s (during %s)", c->why, what);
 	unlink_pending(c, &p);
 	pthread_mutex_unlock(&c->lock);
+	if (timed_out && cancelled) {
+		send_cancelled(c, p.id, "cancelled by the client");
+		server_log_printf(c->log, "%s cancelled: sent notifications/cancelled", what);
+		err_set(err, EXIT_FAILED, "server '%s': %s cancelled", c->sc->name, what);
+		goto out_msg;
+	}
 	if (timed_out) {
 		send_cancelled(c, p.id, "timed out");
-		server_log_printf(c->log, "%s timed out after %g s: sent notifications/cancelled",
+		server_log_printf(c->log, "%s timed out after %.3g s: sent notifications/cancelled",
 				  what, timeout_s);
-		err_set(err, EXIT_UNREACHABLE, "server '%s': %s timed out after %g s", c->sc->name,
-			what, timeout_s);
+		err_set(err, EXIT_UNREACHABLE, "server '%s': %s timed out after %.3g s",
+			c->sc->name, what, timeout_s);
 		goto out_msg;
 	}
 	if (!p.response)
@@ -536,6 +549,8 @@ out_unlink:
 out_msg:
 	json_decref(msg);
 out_cond:
+	if (watching)
+		cancel_unwatch(cancel, &cw);
 	pthread_cond_destroy(&p.cond);
 	return result;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/cancel.h"
 #include "../common/err.h"
 #include "config.h"
 
@@ -38,6 +39,9 @@ struct client_call_hooks {
 	 * all the same. */
 	void (*result)(void *ctx, json_t *result);
 	void *result_ctx;
+	/* Borrowed; when it fires, the call stops waiting: the server gets
+	 * notifications/cancelled and the call fails. NULL: none. */
+	struct cancel *cancel;
 };
 
 /* New, not yet connected. @sc is copied. @log_path receives the server's

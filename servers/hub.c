@@ -809,7 +809,7 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 {
 	struct hub_server *srv = find_server(h, server);
 	const char *customer = NULL;
-	double timeout, start_budget;
+	double timeout, start_budget, now, deadline;
 	struct conn *cn;
 	json_t *result;
 
@@ -828,13 +828,29 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 		  : srv->sc->timeout_s > 0 ? srv->sc->timeout_s
 					   : HUB_DEFAULT_TIMEOUT_S;
 	/* The call's timeout bounds the call, not the server's start: the
-	 * deadline leaves room for both. */
+	 * deadline leaves room for both, unless the caller's comes first. */
 	start_budget =
 	    srv->sc->connect_timeout_s > 0 ? srv->sc->connect_timeout_s : HUB_DEFAULT_CONNECT_S;
-	cn = acquire(h, srv, customer, o ? o->workspace : NULL,
-		     clock_now_s() + (timeout > start_budget ? timeout : start_budget), err);
+	now = clock_now_s();
+	deadline = now + (timeout > start_budget ? timeout : start_budget);
+	if (o && o->deadline_s > 0 && o->deadline_s < deadline)
+		deadline = o->deadline_s;
+	if (deadline <= now) {
+		err_set(err, EXIT_UNREACHABLE, "server '%s': no time left for tools/call '%s'",
+			server, tool);
+		return NULL;
+	}
+	if (o && o->hooks.cancel && cancel_fired(o->hooks.cancel)) {
+		err_set(err, EXIT_FAILED, "server '%s': tools/call '%s' cancelled", server, tool);
+		return NULL; /* not worth starting a server for */
+	}
+	cn = acquire(h, srv, customer, o ? o->workspace : NULL, deadline, err);
 	if (!cn)
 		return NULL;
+	if (o && o->deadline_s > 0 && o->deadline_s - clock_now_s() < timeout)
+		timeout = o->deadline_s - clock_now_s();
+	if (timeout < 0.001)
+		timeout = 0.001;
 	result = client_call_tool(cn->c, tool, args, timeout, o ? &o->hooks : NULL, err);
 	release(h, cn);
 	return result;

@@ -61,9 +61,10 @@ void hub_connect_all(struct hub *h, double timeout_s);
 json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err);
 
 struct hub_call_opts {
-	double timeout_s;		/* <= 0: the server's configured timeout */
-	const char *customer;		/* for SCOPE_CUSTOMER servers: whose instance; else NULL */
-	const char *workspace;		/* that customer's workspace folder (${WORKSPACE}) */
+	double timeout_s;      /* <= 0: the server's configured timeout */
+	double deadline_s;     /* clock_now_s() by which it ends, start included; 0: none */
+	const char *customer;  /* for SCOPE_CUSTOMER servers: whose instance; else NULL */
+	const char *workspace; /* that customer's workspace folder (${WORKSPACE}) */
 	struct client_call_hooks hooks; /* progress, the result as it arrives; zeros: none */
 };
 

@@ -2,8 +2,11 @@
 threads and from Promise.all, each answered with its own result; a call to
 a tool that never answers ends at the server's timeout and the run goes on;
 a tool's error reaches the code as McpToolError; processes forked after a
-call (multiprocessing) make calls of their own. Every call is counted."""
+call (multiprocessing) make calls of their own. Calls in flight end with the
+run (its timeout, or the code's exit); a result over the cap is an error.
+Every call is counted."""
 import json
+import re
 import time
 
 from conftest import everything_stdio, sdk_server
@@ -99,3 +102,73 @@ def test_hung_tool_times_out_and_run_goes_on(mcpfs, host_unchanged):  # noqa: F8
     assert "tool_calls_dropped" not in log["tasks"][-1]
     shown = mcpfs.run("session", "show", "acme", "s1", check=0).stdout
     assert "exit 0  3 tool calls, 2 failed" in shown, shown
+
+
+def task_calls(mcpfs, customer, session):
+    log = json.loads((mcpfs.root / "workspaces" / customer / "sessions" / f"{session}.json")
+                     .read_text())
+    return [(c["server"], c["tool"], c["ok"]) for c in log["tasks"][-1]["tool_calls"]]
+
+
+def test_timeout_ends_a_run_with_a_call_in_flight(mcpfs, host_unchanged):  # noqa: F811
+    """--timeout bounds the whole run: a call still waiting on its server,
+    whose own timeout is a minute away, ends with the jail, and the server
+    hears that it was cancelled."""
+    mcpfs.write_config({"f": {**sdk_server("sdk_faults.mjs"), "timeout": 60}})
+    t0 = time.monotonic()
+    p, res = run_code(mcpfs, "from servers.f import hang\nhang()\n", "--timeout", "2",
+                      "--customer", "acme", "--session", "s1")
+    took = time.monotonic() - t0
+    assert res["timed_out"] and res["limits"] == ["timeout"], res
+    assert took < 8, f"mcpfs exec took {took:.1f} s with --timeout 2"
+    assert task_calls(mcpfs, "acme", "s1") == [("f", "hang", False)]
+    log = (mcpfs.root / "logs" / "f.log").read_text()
+    assert re.search(r"tools/call 'hang' (cancelled|timed out after 1\.\d+ s): sent "
+                     "notifications/cancelled", log), log[-2000:]
+
+
+EXIT_IN_FLIGHT_PY = """
+import threading, time
+from servers.f import hang
+threading.Thread(target=hang, daemon=True).start()
+time.sleep(0.5)
+print("done")
+"""
+
+
+def test_code_that_exits_with_a_call_in_flight_ends_the_run(mcpfs, host_unchanged):  # noqa: F811
+    """Code that is gone reads no results: its calls in flight are cancelled
+    and `mcpfs exec` returns at once, not at the run's or the call's timeout."""
+    mcpfs.write_config({"f": {**sdk_server("sdk_faults.mjs"), "timeout": 60}})
+    t0 = time.monotonic()
+    p, res = run_code(mcpfs, EXIT_IN_FLIGHT_PY, "--timeout", "60", "--customer", "acme",
+                      "--session", "s1")
+    took = time.monotonic() - t0
+    assert (res["exit_code"], res["stdout"], res["timed_out"]) == (0, "done\n", False), res
+    assert took < 8, f"mcpfs exec took {took:.1f} s after the code exited"
+    assert task_calls(mcpfs, "acme", "s1") == [("f", "hang", False)]
+
+
+BIG_PY = """
+from servers._runtime import McpBridgeError
+from servers.f import big
+try:
+    big(mb=20)
+    print("ANSWERED")
+except McpBridgeError as e:
+    print(e)
+print(len(big(mb=1)))
+"""
+
+
+def test_result_over_the_cap_is_an_error_and_recorded_as_one(mcpfs, host_unchanged):  # noqa: F811
+    """A result larger than the bridge's 16 MiB cap reaches the code as a
+    one-line error, the run goes on, and the session log says it failed."""
+    mcpfs.write_config({"f": sdk_server("sdk_faults.mjs")})
+    p, res = run_code(mcpfs, BIG_PY, "--memory", "1024", "--customer", "acme",
+                      "--session", "s1")
+    first, second = res["stdout"].splitlines()
+    assert first.startswith("tools/call: result of 209") and first.endswith(
+        "bytes exceeds the bridge cap of 16777216 bytes"), res
+    assert second == str(1 << 20) and res["exit_code"] == 0, res
+    assert task_calls(mcpfs, "acme", "s1") == [("f", "big", False), ("f", "big", True)]

@@ -1,8 +1,9 @@
 /* The hub and client against live servers of ours (tests/node/servers, the
  * official SDK): list_changed bumps the generation and calls back, a crash
- * fails the call at once and the next call restarts, a hang times out and
- * sends notifications/cancelled, paginated tools/list, per-customer instances
- * and their idle stop. Needs node; exits 77 (skip) without it. */
+ * fails the call at once and the next call restarts, a hang times out (or is
+ * cancelled by its caller, or meets its deadline) and sends
+ * notifications/cancelled, paginated tools/list, per-customer instances and
+ * their idle stop. Needs node; exits 77 (skip) without it. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/cancel.h"
 #include "../../common/clock.h"
 #include "../../common/fsx.h"
 #include "../../servers/config.h"
@@ -77,15 +79,22 @@ static const char *text_of(json_t *result)
 		   ?: "";
 }
 
+static json_t *call_opts(struct hub *h, const char *server, const char *tool, const char *args,
+			 const struct hub_call_opts *o, struct err *e)
+{
+	json_t *a = json_loads(args, 0, NULL), *r;
+
+	r = hub_call(h, server, tool, a, o, e);
+	json_decref(a);
+	return r;
+}
+
 static json_t *call(struct hub *h, const char *server, const char *tool, const char *args,
 		    double timeout, struct err *e)
 {
 	struct hub_call_opts o = {.timeout_s = timeout};
-	json_t *a = json_loads(args, 0, NULL), *r;
 
-	r = hub_call(h, server, tool, a, &o, e);
-	json_decref(a);
-	return r;
+	return call_opts(h, server, tool, args, &o, e);
 }
 
 static void test_list_changed(struct hub *h, struct changes *ch, const char *root)
@@ -130,8 +139,8 @@ static void test_faults(struct hub *h)
 	double t0;
 
 	tools = hub_tools(h, "faults", NULL, &e);
-	CHECK(tools && json_array_size(tools) == 17 && has_tool(tools, "filler_4"),
-	      "paginated tools/list: 17 tools over 5 pages, got %zu", json_array_size(tools));
+	CHECK(tools && json_array_size(tools) == 18 && has_tool(tools, "filler_4"),
+	      "paginated tools/list: 18 tools over 5 pages, got %zu", json_array_size(tools));
 	json_decref(tools);
 
 	t0 = clock_now_s();
@@ -159,6 +168,84 @@ static void test_faults(struct hub *h)
 
 	r = call(h, "faults", "nonexistent", "{}", 10, &e);
 	CHECK(r && json_is_true(json_object_get(r, "isError")), "unknown tool: an isError result");
+	json_decref(r);
+}
+
+struct hang_call {
+	struct hub *h;
+	struct cancel *cancel;
+	struct err e;
+	json_t *r;
+	double took;
+};
+
+static void *hang_main(void *arg)
+{
+	struct hang_call *hc = arg;
+	struct hub_call_opts o = {.timeout_s = 30, .hooks.cancel = hc->cancel};
+	double t0 = clock_now_s();
+
+	hc->r = hub_call(hc->h, "faults", "hang", NULL, &o, &hc->e);
+	hc->took = clock_now_s() - t0;
+	return NULL;
+}
+
+/* How many requests the faults server saw cancelled so far, or -1. */
+static int ncancelled(struct hub *h)
+{
+	struct err e = {0};
+	json_t *r = call(h, "faults", "cancelled", "{}", 10, &e);
+	json_t *ids = r ? json_loads(text_of(r), 0, NULL) : NULL;
+	int n = json_is_array(ids) ? (int)json_array_size(ids) : -1;
+
+	json_decref(ids);
+	json_decref(r);
+	return n;
+}
+
+/* A call ends when its caller's cancel switch fires, long before its
+ * timeout, and the server hears of it; once fired, no call starts. A
+ * deadline ends a call as its timeout would. */
+static void test_cancel(struct hub *h)
+{
+	struct cancel cancel;
+	struct hang_call hc = {.h = h, .cancel = &cancel};
+	struct hub_call_opts o = {.timeout_s = 30};
+	struct err e = {0};
+	pthread_t t;
+	json_t *r;
+	int before = ncancelled(h);
+	double t0;
+
+	cancel_init(&cancel);
+	pthread_create(&t, NULL, hang_main, &hc);
+	usleep(300 * 1000);
+	cancel_fire(&cancel);
+	pthread_join(t, NULL);
+	CHECK(!hc.r && hc.took < 2 && strstr(hc.e.text, "tools/call 'hang' cancelled"),
+	      "a hung call ends when cancelled: %.2f s, '%s'", hc.took, hc.e.text);
+	usleep(200 * 1000);
+	CHECK(ncancelled(h) == before + 1, "the server saw notifications/cancelled: %d, was %d",
+	      ncancelled(h), before);
+
+	o.hooks.cancel = &cancel;
+	r = call_opts(h, "faults", "echo", "{\"message\": \"late\"}", &o, &e);
+	CHECK(!r && strstr(e.text, "cancelled"), "no call starts once cancelled: '%s'", e.text);
+	json_decref(r);
+	cancel_destroy(&cancel);
+
+	o.hooks.cancel = NULL;
+	o.deadline_s = clock_now_s() + 0.5;
+	t0 = clock_now_s();
+	r = call_opts(h, "faults", "hang", "{}", &o, &e);
+	CHECK(!r && strstr(e.text, "timed out") && clock_now_s() - t0 < 2,
+	      "the deadline ends a call with a longer timeout: %.2f s, '%s'", clock_now_s() - t0,
+	      e.text);
+	json_decref(r);
+	o.deadline_s = clock_now_s() - 1;
+	r = call_opts(h, "faults", "echo", "{\"message\": \"late\"}", &o, &e);
+	CHECK(!r && strstr(e.text, "no time left"), "past the deadline no call starts: '%s'",
+	      e.text);
 	json_decref(r);
 }
 
@@ -320,6 +407,7 @@ int main(void)
 	h = hub_new(&cfg, &o);
 	test_list_changed(h, &ch, root);
 	test_faults(h);
+	test_cancel(h);
 	test_concurrent(h);
 	test_customer(h, root);
 	hub_free(h);

@@ -324,8 +324,10 @@ int main(void)
 	CHECK(bridge_ncalls(b) == 7 + MIXED_N, "calls counted: %zu", bridge_ncalls(b));
 	calls = bridge_calls(b);
 	CHECK(json_array_size(calls) == 7 + MIXED_N &&
+		  json_is_true(json_object_get(json_array_get(calls, 4 + MIXED_N), "ok")) &&
+		  json_is_false(json_object_get(json_array_get(calls, 5 + MIXED_N), "ok")) &&
 		  json_is_false(json_object_get(json_array_get(calls, 6 + MIXED_N), "ok")),
-	      "calls recorded with their outcome");
+	      "calls recorded with their outcome, a result over the cap as failed");
 	json_decref(calls);
 	bridge_free(b);
 	test_summary_counts_every_call(path);

@@ -1,7 +1,8 @@
 // A server for what the reference servers do not do: a paginated tools/list
 // (--page N tools per page, --extra N filler tools), audio content, progress,
-// a crash mid-call, a hang, garbage and oversized lines on stdout, server
-// requests to the client (roots/list, sampling), and a record of cancellations.
+// a crash mid-call, a hang, garbage and oversized lines on stdout, a big
+// result, server requests to the client (roots/list, sampling), and a record
+// of cancellations.
 // With --deaf it stops reading stdin once initialized, as a stuck server does.
 // With --raw-version V it is no SDK server at all: it answers initialize with
 // protocol version V, to test version negotiation (and with --raw-no-list
@@ -48,6 +49,7 @@ if (opt("--raw-version")) {
 		{ name: "hang", description: "Never answer.", inputSchema: obj },
 		{ name: "garbage", description: "Write a non-JSON line on stdout.", inputSchema: obj },
 		{ name: "oversized", description: "Write one line of MB megabytes.", inputSchema: obj },
+		{ name: "big", description: "Return a text of MB megabytes.", inputSchema: obj },
 		{ name: "roots", description: "Ask the client for its roots.", inputSchema: obj },
 		{ name: "sample", description: "Ask the client to sample.", inputSchema: obj },
 		{ name: "elicit", description: "Ask the client to fill a form.", inputSchema: obj },
@@ -109,6 +111,7 @@ if (opt("--raw-version")) {
 				"x".repeat(mb << 20) + '"}}\n');
 			return new Promise(() => {});
 		},
+		big: async (a) => text("x".repeat(Number(a.mb ?? 1) << 20)),
 		roots: async () => {
 			const r = await server.request({ method: "roots/list" }, ListRootsResultSchema);
 			return text(JSON.stringify(r.roots));
