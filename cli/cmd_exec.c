@@ -122,6 +122,11 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		case 'm':
 			if (cli_positive("exec", "--memory", optarg, 1 << 20, &v) < 0)
 				return EXIT_USAGE;
+			if (v < 1 || v != (unsigned)v) {
+				cli_error("exec: --memory wants whole MiB, at least 1, not '%s'",
+					  optarg);
+				return EXIT_USAGE;
+			}
 			ro.memory_mb = (unsigned)v;
 			break;
 		case 'd':

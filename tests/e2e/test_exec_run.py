@@ -113,6 +113,15 @@ def test_language_required_for_unknown_suffix(mcpfs):
     assert "--lang" in p.stderr and len(p.stderr.splitlines()) == 1
 
 
+def test_bad_limits_refused(mcpfs):
+    """A limit that cannot be honoured is a usage error, not a silent default."""
+    exec_config(mcpfs)
+    for flag, value in [("--memory", "0.5"), ("--memory", "1.5"), ("--memory", "0"),
+                        ("--timeout", "-1"), ("--timeout", "soon")]:
+        p = mcpfs.run("exec", flag, value, "-", input="print(1)\n", check=2)
+        assert flag in p.stderr and len(p.stderr.splitlines()) == 1, (flag, value, p.stderr)
+
+
 def test_killed_by_signal(mcpfs, host_unchanged):  # noqa: F811
     exec_config(mcpfs)
     p, res = run_code(mcpfs, "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n"
