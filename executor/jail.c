@@ -162,6 +162,7 @@ static int child_main(struct jail *j)
 
 	close(j->sync_sock[1]);
 	close(j->err_pipe[0]);
+	close(j->status_pipe[0]);
 	for (i = 0; i < sizeof(child_steps) / sizeof(child_steps[0]); i++) {
 		/* one byte per finished parent step; EOF means the parent gave up */
 		for (; done < child_steps[i].needs; done++)
@@ -172,6 +173,8 @@ static int child_main(struct jail *j)
 		if (child_steps[i].fn(j, why, sizeof(why)) < 0)
 			child_fail(j, child_steps[i].name, why);
 	}
+	if (jail_init_start(j, why, sizeof(why)) < 0)
+		child_fail(j, "init", why);
 	execve(j->spec->argv[0], (char *const *)j->spec->argv, (char *const *)j->spec->envp);
 	jail_why(why, sizeof(why), "execve(%s)", j->spec->argv[0]);
 	child_fail(j, "exec", why);
@@ -210,6 +213,7 @@ int jail_wait(struct jail *j, struct jail_exit *out)
 			out->exit_code = si.si_status;
 		else
 			out->signal = si.si_status;
+		jail_init_status(j, out);
 	}
 	jail_cgroup_events(j, &out->memory_limit, &out->pids_limit);
 	return 0;
@@ -242,6 +246,7 @@ void jail_free(struct jail *j)
 		close(j->pidfd);
 	close_pair(j->sync_sock);
 	close_pair(j->err_pipe);
+	close_pair(j->status_pipe);
 	free(j);
 }
 
@@ -283,6 +288,7 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	j->pid = -1;
 	j->pidfd = -1;
 	j->sync_sock[0] = j->sync_sock[1] = j->err_pipe[0] = j->err_pipe[1] = -1;
+	j->status_pipe[0] = j->status_pipe[1] = -1;
 	j->cg.tasks_fds[0] = j->cg.tasks_fds[1] = -1;
 	if (s->nbinds > JAIL_MAX_BINDS || !s->host_uid || !s->host_gid) {
 		err_set(err, EXIT_USAGE, "jail: at most %d binds and a non-zero host uid/gid",
@@ -294,7 +300,7 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	/* A socket, not a pipe, for the parent's go-ahead: a child that failed
 	 * and left must give the parent EPIPE, not SIGPIPE. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, j->sync_sock) < 0 ||
-	    pipe2(j->err_pipe, O_CLOEXEC) < 0) {
+	    pipe2(j->err_pipe, O_CLOEXEC) < 0 || pipe2(j->status_pipe, O_CLOEXEC) < 0) {
 		err_set(err, EXIT_FAILED, "jail: socketpair/pipe2: %s", strerror(errno));
 		goto out_free;
 	}
@@ -312,7 +318,8 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	}
 	close(j->sync_sock[0]);
 	close(j->err_pipe[1]);
-	j->sync_sock[0] = j->err_pipe[1] = -1;
+	close(j->status_pipe[1]);
+	j->sync_sock[0] = j->err_pipe[1] = j->status_pipe[1] = -1;
 	for (i = 0; i < sizeof(parent_steps) / sizeof(parent_steps[0]); i++) {
 		if (parent_steps[i].fn(j, err) < 0) {
 			err_prefix(err, "jail: %s", parent_steps[i].name);

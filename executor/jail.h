@@ -69,8 +69,9 @@ struct jail;
  * step and call in one line) when any step failed: the program never ran. */
 struct jail *jail_start(const struct jail_spec *s, struct err *err);
 
-/* The jailed process as the host sees it (the init of its PID namespace),
- * and a pidfd that turns readable when it exits. */
+/* The jail's pid 1 as the host sees it (the init of its PID namespace, which
+ * reaps; the program is its child), and a pidfd that turns readable when it
+ * exits, after the program did. */
 pid_t jail_pid(const struct jail *j);
 int jail_pidfd(const struct jail *j);
 
@@ -85,8 +86,9 @@ struct jail_exit {
 	bool pids_limit;   /* the cgroup's pids limit was hit */
 };
 
-/* Wait for the jailed process (after jail_pidfd turned readable, this does
- * not block) and read what limits were hit. Returns 0 or -errno. */
+/* Wait for the jail's end (after jail_pidfd turned readable, this does not
+ * block): how the program ended, and what limits were hit. Returns 0 or
+ * -errno. */
 int jail_wait(struct jail *j, struct jail_exit *out);
 
 /* Kill what is left, remove the cgroups, free. Accepts NULL. */

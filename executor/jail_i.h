@@ -32,8 +32,9 @@ struct jail {
 	pid_t pid;
 	int pidfd;
 	bool reaped;
-	int sync_sock[2]; /* parent -> child: the parent's steps are done */
-	int err_pipe[2];  /* child -> parent: one line when a step fails; CLOEXEC */
+	int sync_sock[2];   /* parent -> child: the parent's steps are done */
+	int err_pipe[2];    /* child -> parent: one line when a step fails; CLOEXEC */
+	int status_pipe[2]; /* pid 1 -> parent: how the program ended; CLOEXEC */
 	struct jail_cgroup cg;
 	int src_fds[JAIL_MAX_BINDS + 8]; /* child: O_PATH fds of bind sources */
 };
@@ -68,10 +69,18 @@ int jail_caps_setup_child(struct jail *j, char *why, size_t n);
 extern const struct sock_fprog jail_seccomp_prog;
 int jail_seccomp_setup_child(struct jail *j, char *why, size_t n);
 
+/* jail_init.c: pid 1 reaps, and the program is its child. In the child, past
+ * every other step: returns 0 in the program (which then execs), -1 with
+ * @why; pid 1 itself never returns. */
+pid_t jail_init_start(struct jail *j, char *why, size_t n);
+/* In the parent, pid 1 reaped: how the program ended, into @out (left as it
+ * is when pid 1 was killed before it could say). */
+void jail_init_status(struct jail *j, struct jail_exit *out);
+
 /* jail_cgroup.c: a per-run group (v2 where delegated, else v1). */
-int jail_cgroup_create(struct jail *j, struct err *err);	  /* before clone */
-int jail_cgroup_join_child(struct jail *j, char *why, size_t n);  /* v1: move itself in */
-int jail_cgroup_setup_parent(struct jail *j, struct err *err);	  /* v2: move the child in */
+int jail_cgroup_create(struct jail *j, struct err *err);	 /* before clone */
+int jail_cgroup_join_child(struct jail *j, char *why, size_t n); /* v1: move itself in */
+int jail_cgroup_setup_parent(struct jail *j, struct err *err);	 /* v2: move the child in */
 int jail_cgroup_setup_child(struct jail *j, char *why, size_t n); /* a cgroup namespace */
 void jail_cgroup_close(struct jail *j);				  /* the parent's tasks_fds */
 void jail_cgroup_kill(struct jail *j);

@@ -125,10 +125,35 @@ def test_bad_limits_refused(mcpfs):
 def test_killed_by_signal(mcpfs, host_unchanged):  # noqa: F811
     exec_config(mcpfs)
     p, res = run_code(mcpfs, "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n"
-                      "import time\ntime.sleep(0.5)\n")
-    # pid 1 of its namespace ignores a signal it has no handler for: the
-    # program runs on and ends normally
-    assert res["signal"] == 0 and res["exit_code"] == 0, res
+                      "import time\ntime.sleep(0.5)\nprint('ALIVE')\n")
+    # as outside a jail: the program is not its PID namespace's init, which
+    # would ignore a signal it has no handler for
+    assert (res["signal"], res["exit_code"], res["stdout"]) == (15, 128 + 15, ""), res
+    p, res = run_code(mcpfs, "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n",
+                      json_out=False)
+    assert p.returncode == 128 + 15, p
+
+
+ORPHAN_PY = """
+import os, time
+if os.fork() == 0:
+    if os.fork() == 0:  # the orphan: its parent leaves at once
+        time.sleep(0.2)
+        os._exit(0)
+    os._exit(0)
+os.wait()
+time.sleep(1)
+stats = [open(f"/proc/{p}/stat").read() for p in os.listdir("/proc") if p.isdigit()]
+print(len(stats), sum(s.rsplit(")", 1)[1].split()[0] == "Z" for s in stats))
+"""
+
+
+def test_orphans_reaped(mcpfs, host_unchanged):  # noqa: F811
+    """The jail's pid 1 reaps orphans: none stays a zombie, counted against
+    the pids limit until the run ends."""
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, ORPHAN_PY)
+    assert res["stdout"] == "2 0\n", res  # pid 1 and the program, no zombie
 
 
 def test_no_tool_run_starts_no_server(mcpfs, host_unchanged):  # noqa: F811

@@ -1,0 +1,91 @@
+/* The jail's pid 1. The kernel gives a PID namespace's init no signal it
+ * has no handler for, so a program running as pid 1 would outlive its own
+ * SIGXCPU at the CPU limit and an unhandled kill(getpid(), SIGTERM), and
+ * nothing would reap its orphans, zombies that count against the pids
+ * limit. So, as bubblewrap and tini do, pid 1 only reaps: the program is its
+ * child, and how the program ended goes to the parent on a pipe of its own.
+ *
+ * Pid 1 is this forked copy of mcpfs, past every setup step (the filter
+ * too): raw system calls only, as in any child step, since a copy of a
+ * multithreaded process may find locks held by threads it does not have. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jail_i.h"
+
+extern char **environ;
+
+/* Reap until the program (@prog) ends, report how, and leave: the kernel
+ * then kills what is left of the namespace. */
+static void __attribute__((noreturn)) init_main(struct jail *j, pid_t prog)
+{
+	char line[32];
+	pid_t p;
+	int st, len;
+
+	for (;;) {
+		p = (pid_t)syscall(SYS_wait4, -1, &st, 0, NULL);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			_exit(127);
+		if (p != prog)
+			continue; /* an orphan */
+		if (WIFSIGNALED(st))
+			len = snprintf(line, sizeof(line), "signal %d\n", WTERMSIG(st));
+		else
+			len = snprintf(line, sizeof(line), "exit %d\n", WEXITSTATUS(st));
+		if (write(j->status_pipe[1], line, (size_t)len) != len)
+			_exit(127);
+		_exit(0);
+	}
+}
+
+pid_t jail_init_start(struct jail *j, char *why, size_t n)
+{
+	pid_t prog = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL, NULL);
+	char **e;
+
+	if (prog < 0)
+		return jail_why(why, n, "clone(SIGCHLD)");
+	if (prog == 0)
+		return 0;
+	/* The program alone holds the error pipe now: EOF there means it
+	 * reached exec. Our copy of mcpfs's memory, environment included, is
+	 * for nobody to read: not dumpable, and the environment wiped. */
+	close(j->err_pipe[1]);
+	close(j->sync_sock[0]);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	for (e = environ; e && *e; e++)
+		memset(*e, 0, strlen(*e));
+	init_main(j, prog);
+}
+
+void jail_init_status(struct jail *j, struct jail_exit *out)
+{
+	char line[32];
+	ssize_t r;
+	int v;
+
+	do
+		r = read(j->status_pipe[0], line, sizeof(line) - 1);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return; /* pid 1 was killed: its own end stands */
+	line[r] = '\0';
+	if (sscanf(line, "exit %d", &v) == 1) {
+		out->exit_code = v;
+		out->signal = 0;
+	} else if (sscanf(line, "signal %d", &v) == 1) {
+		out->exit_code = 0;
+		out->signal = v;
+	}
+}
