@@ -1,4 +1,5 @@
-# bpf is refused.
+# bpf is refused by the filter. Unfiltered, the kernel reads the attributes
+# first and refuses map type 0 (unspecified) with EINVAL.
 import ctypes, errno
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long

@@ -1,4 +1,5 @@
-# keyctl is refused (the kernel keyring is shared with the host).
+# keyctl is refused (the kernel keyring is shared with the host); unfiltered,
+# any user may look up its session keyring.
 import ctypes, errno
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long

@@ -1,4 +1,4 @@
-# ptrace is refused.
+# ptrace is refused; unfiltered, any process may ask its parent to trace it.
 import ctypes, errno
 libc = ctypes.CDLL(None, use_errno=True)
 libc.ptrace.restype = ctypes.c_long

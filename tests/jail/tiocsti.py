@@ -1,4 +1,5 @@
-# TIOCSTI is refused, also with high bits set in the request.
+# TIOCSTI is refused, also with high bits set in the request; unfiltered, the
+# kernel would answer ENOTTY (standard output is a pipe).
 import ctypes, errno
 libc = ctypes.CDLL(None, use_errno=True)
 libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p]

@@ -1,0 +1,2 @@
+// The TypeScript program's environment.
+console.log(JSON.stringify(process.env));
