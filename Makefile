@@ -9,7 +9,7 @@ LIBDIR = $(PREFIX)/lib/mcpfs
 
 PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp
 PKG_CONFIG ?= pkg-config
-ifneq ($(filter-out deps deps-system clean help,$(MAKECMDGOALS) all),)
+ifneq ($(filter-out deps deps-test deps-system clean help,$(MAKECMDGOALS) all),)
 PKG_MISSING := $(shell for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || echo $$p; done)
 endif
 
@@ -45,7 +45,7 @@ JAIL_RUNTIME = $(sort $(wildcard executor/runtime/*.mjs executor/runtime/*.js ex
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check test unit demo bench install uninstall clean deps deps-system deps-npm format-check help
+.PHONY: all check test unit demo bench install uninstall clean deps deps-test deps-system deps-npm format-check help
 all: $(BUILD)/mcpfs
 
 $(BUILD)/mcpfs: $(OBJ) | pkgcheck
@@ -100,12 +100,15 @@ unit: $(UNIT_BIN)
 deps:
 	sh scripts/deps.sh
 
+deps-test:
+	sh scripts/deps.sh --test
+
 # The full suite: C unit tests and end-to-end tests against real servers, for
 # the plain build and once more under ASan+UBSan, and the format check.
 # pytest prints the summary, the last line CI reads.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-check: deps
+check: deps-test
 	$(MAKE) -j$(JOBS) all unit
 	$(MAKE) -j$(JOBS) SANITIZER=1 all unit
 	sh scripts/check.sh

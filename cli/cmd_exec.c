@@ -37,7 +37,10 @@ static void usage(FILE *f)
 	    "  --memory MB       memory limit of the run (default 512)\n"
 	    "  --description T   for the session log's task record\n"
 	    "  --json            one object: exit_code, signal, timed_out, stdout, stderr,\n"
-	    "                    truncated, duration_ms, tool_calls, limits, session_id\n");
+	    "                    truncated, duration_ms, tool_calls, limits, session_id\n\n"
+	    "Environment: MCPFS_CGROUP  under cgroup v2, a delegated group holding no\n"
+	    "                    process to make the runs' groups in (default: the one\n"
+	    "                    mcpfs runs in, which it then leaves for a leaf of it)\n");
 }
 
 static int read_code(const char *file, char **code, size_t *len)
@@ -91,7 +94,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct run_opts ro = {.stdin_fd = -1};
+	struct run_opts ro = {.stdin_fd = -1, .cgroup_parent = getenv("MCPFS_CGROUP")};
 	const char *lang = NULL;
 	struct err e = {0};
 	char *code = NULL;

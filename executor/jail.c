@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -273,6 +275,33 @@ static int read_verdict(struct jail *j, struct err *err)
 	return err_set(err, EXIT_FAILED, "jail: %s", line);
 }
 
+/* The raw system call, fork-like: the child runs on a copy of this stack
+ * (no stack of its own to set up, nothing for the sanitizers to mistake)
+ * and never returns from child_main. Under cgroup v2 the child starts in its
+ * group (CLONE_INTO_CGROUP): moving a process later waits for an RCU grace
+ * period, ~10 ms. Kernels before 5.7 lack it; then the parent moves it. */
+static pid_t clone_child(struct jail *j, int flags)
+{
+	struct clone_args ca = {
+	    .flags = (uint64_t)(flags & ~CSIGNAL) | CLONE_INTO_CGROUP,
+	    .pidfd = (uint64_t)(uintptr_t)&j->pidfd,
+	    .exit_signal = (uint64_t)(flags & CSIGNAL),
+	};
+	pid_t pid;
+
+	if (jail_cgroup_fd(j) >= 0) {
+		ca.cgroup = (uint64_t)jail_cgroup_fd(j);
+		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid >= 0) {
+			j->cg.born_inside = true;
+			return pid;
+		}
+		if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
+			return pid;
+	}
+	return (pid_t)syscall(SYS_clone, (unsigned long)flags, NULL, &j->pidfd, NULL, NULL);
+}
+
 struct jail *jail_start(const struct jail_spec *s, struct err *err)
 {
 	const int flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
@@ -289,7 +318,7 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	j->pidfd = -1;
 	j->sync_sock[0] = j->sync_sock[1] = j->err_pipe[0] = j->err_pipe[1] = -1;
 	j->status_pipe[0] = j->status_pipe[1] = -1;
-	j->cg.tasks_fds[0] = j->cg.tasks_fds[1] = -1;
+	j->cg.tasks_fds[0] = j->cg.tasks_fds[1] = j->cg.dirfd = -1;
 	if (s->nbinds > JAIL_MAX_BINDS || !s->host_uid || !s->host_gid) {
 		err_set(err, EXIT_USAGE, "jail: at most %d binds and a non-zero host uid/gid",
 			JAIL_MAX_BINDS);
@@ -304,10 +333,7 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 		err_set(err, EXIT_FAILED, "jail: socketpair/pipe2: %s", strerror(errno));
 		goto out_free;
 	}
-	/* The raw system call, fork-like: the child runs on a copy of this
-	 * stack (no stack of its own to set up, nothing for the sanitizers to
-	 * mistake) and never returns from child_main. */
-	j->pid = (pid_t)syscall(SYS_clone, (unsigned long)flags, NULL, &j->pidfd, NULL, NULL);
+	j->pid = clone_child(j, flags);
 	if (j->pid == 0)
 		_exit(child_main(j));
 	if (j->pid < 0) {

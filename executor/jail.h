@@ -61,6 +61,9 @@ struct jail_spec {
 	struct jail_limits limits;
 	int stdin_fd, stdout_fd, stderr_fd; /* become 0, 1, 2 in the jail */
 	const char *run_id;		    /* names the cgroup */
+	/* cgroup v2: the group (as in /proc/self/cgroup, delegated to mcpfs)
+	 * to make the run's group in; NULL: the one mcpfs runs in */
+	const char *cgroup_parent;
 };
 
 struct jail;

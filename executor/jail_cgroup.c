@@ -1,8 +1,15 @@
 /* cgroups: a group per run with a memory limit (swap included) and a pids
- * limit, made beside the group mcpfs itself runs in. cgroup v2 where the
- * memory and pids controllers are delegated to us, else v1 (one folder per
- * controller, as on this machine). No usable controller fails the run:
- * rlimits alone cannot bound memfd, shared mappings or tmpfs. */
+ * limit. cgroup v2 where the memory and pids controllers are delegated to
+ * us, else v1 (one folder per controller, as on this machine). No usable
+ * controller fails the run: rlimits alone cannot bound memfd, shared
+ * mappings or tmpfs.
+ *
+ * v1: the run's groups are made inside the ones mcpfs runs in.
+ * v2: a group may hand controllers to its children only while it holds no
+ * process itself (outside the root), so in a delegated group (a systemd
+ * unit with Delegate=yes, a container's cgroup namespace) mcpfs first moves
+ * its own processes into a leaf, JAIL_CGROUP_LEAF, as systemd's delegation
+ * rules ask; the runs' groups are its siblings. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +28,9 @@
 
 #define CGROUP_FS "/sys/fs/cgroup"
 #define JAIL_CGROUP_STALE_S 60
+/* v2: where mcpfs's own processes live in a delegated group. Not "mcpfs-*":
+ * those are runs' groups, which sweep_stale removes when empty. */
+#define JAIL_CGROUP_LEAF "mcpfs.main"
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
@@ -147,21 +157,137 @@ static void sweep_stale(const char *parent)
 	closedir(dir);
 }
 
-static int create_v2(struct jail *j, struct err *err)
+/* Is @pid this process or one it started (a server, say)? */
+static bool ours(pid_t pid)
 {
-	const struct jail_limits *l = &j->spec->limits;
+	char path[64], line[512], *p;
+	int depth;
+	FILE *f;
+
+	for (depth = 0; pid > 1 && depth < 64; depth++) {
+		if (pid == getpid())
+			return true;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "re");
+		if (!f)
+			return false;
+		p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+		fclose(f);
+		/* "pid (comm) state ppid": comm may hold anything but ends at the last ')' */
+		if (!p || sscanf(p + 1, " %*c %d", &pid) != 1)
+			return false;
+	}
+	return false;
+}
+
+/* Move this process, then every process of @group started by it, into
+ * @group/JAIL_CGROUP_LEAF. Processes forked meanwhile follow their parent
+ * there. Returns 0, or -1 with @err. */
+static int move_ours_to_leaf(const char *group, struct err *err)
+{
+	char leaf[3100], procs[3100], pid[32];
+	FILE *f;
+	int p;
+
+	snprintf(leaf, sizeof(leaf), "%s/" JAIL_CGROUP_LEAF, group);
+	if (mkdir(leaf, 0755) < 0 && errno != EEXIST)
+		return err_set(err, EXIT_FAILED, "mkdir(%s): %s", leaf, strerror(errno));
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (write_text(leaf, "cgroup.procs", pid, err) < 0)
+		return -1;
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", group);
+	f = fopen(procs, "re");
+	if (!f)
+		return err_set(err, EXIT_FAILED, "open(%s): %s", procs, strerror(errno));
+	while (fscanf(f, "%d", &p) == 1) {
+		snprintf(pid, sizeof(pid), "%d", p);
+		/* one that exited meanwhile is no matter */
+		if (ours(p))
+			write_text(leaf, "cgroup.procs", pid, NULL);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Hand memory and pids to @group's children, if need be after moving our
+ * processes out of it when @ours_inside (EBUSY: outside the root, a group
+ * that holds processes cannot; the root of a container's cgroup namespace
+ * is no root). Returns 0, 1 when the controllers are not ours to use here
+ * (v1 may have them), or -1 with @err. */
+static int delegate_v2(const char *group, bool ours_inside, struct err *err)
+{
+	const char *want = "+memory +pids";
+	int saved;
+
+	if (has_words(group, "cgroup.subtree_control", "memory", "pids"))
+		return 0;
+	if (!has_words(group, "cgroup.controllers", "memory", "pids"))
+		return 1;
+	if (write_text(group, "cgroup.subtree_control", want, NULL) == 0)
+		return 0;
+	saved = errno;
+	if (saved != EBUSY || !ours_inside)
+		return err_set(err, EXIT_FAILED, "write(%s/cgroup.subtree_control, %s): %s", group,
+			       want, strerror(saved));
+	/* EBUSY: processes in the group itself. Ours can leave it. */
+	if (move_ours_to_leaf(group, err) < 0)
+		return -1;
+	if (write_text(group, "cgroup.subtree_control", want, NULL) == 0)
+		return 0;
+	saved = errno;
+	return err_set(err, EXIT_FAILED,
+		       "cannot give the runs' groups memory and pids limits in %s: %s%s", group,
+		       strerror(saved),
+		       saved == EBUSY ? " (processes that are not mcpfs's share its group: run "
+					"mcpfs in a cgroup delegated to it, e.g. systemd-run "
+					"--scope -p Delegate=yes, or name one that holds no "
+					"process in MCPFS_CGROUP)"
+				      : "");
+}
+
+/* The group to make the run's group in, into @parent (@n bytes): the one
+ * MCPFS_CGROUP names, else ours, with memory and pids handed down. Returns 0,
+ * 1 when v2 has no such group for us, or -1 with @err. */
+static int v2_parent(const struct jail *j, char *parent, size_t n, struct err *err)
+{
 	const char *mnt = is_cgroup2(CGROUP_FS)		     ? CGROUP_FS
 			  : is_cgroup2(CGROUP_FS "/unified") ? CGROUP_FS "/unified"
 							     : NULL;
-	char own[2048], parent[3000], v[64];
+	const char *want = j->spec->cgroup_parent;
+	char own[2048], *leaf;
+	int rc;
 
+	if (want && *want) {
+		if (!mnt || want[0] != '/' || strstr(want, "/..") ||
+		    (size_t)snprintf(parent, n, "%s%s", mnt, want) >= n || !is_cgroup2(parent))
+			return err_set(err, EXIT_USAGE, "MCPFS_CGROUP=%s: no such cgroup v2 group",
+				       want);
+		rc = delegate_v2(parent, false, err);
+		if (rc == 1)
+			return err_set(err, EXIT_USAGE,
+				       "MCPFS_CGROUP=%s: memory and pids are not available there",
+				       want);
+		return rc;
+	}
 	if (!mnt || own_group("", own, sizeof(own)) < 0)
 		return 1;
-	snprintf(parent, sizeof(parent), "%s%s", mnt, strcmp(own, "/") ? own : "");
-	if (!has_words(parent, "cgroup.subtree_control", "memory", "pids") &&
-	    (!has_words(parent, "cgroup.controllers", "memory", "pids") ||
-	     write_text(parent, "cgroup.subtree_control", "+memory +pids", NULL) < 0))
-		return 1; /* not delegated to us */
+	/* Already moved to our leaf (an earlier run of this process, or another
+	 * mcpfs in the same group): the runs' groups go beside it. */
+	leaf = strrchr(own, '/');
+	if (leaf && !strcmp(leaf + 1, JAIL_CGROUP_LEAF))
+		*leaf = '\0';
+	snprintf(parent, n, "%s%s", mnt, own[0] && strcmp(own, "/") ? own : "");
+	return delegate_v2(parent, true, err);
+}
+
+static int create_v2(struct jail *j, struct err *err)
+{
+	const struct jail_limits *l = &j->spec->limits;
+	char parent[3000], v[64];
+	int rc = v2_parent(j, parent, sizeof(parent), err);
+
+	if (rc)
+		return rc;
 	sweep_stale(parent);
 	snprintf(j->cg.dirs[0], sizeof(j->cg.dirs[0]), "%s/mcpfs-%s", parent, j->spec->run_id);
 	if (mkdir(j->cg.dirs[0], 0755) < 0)
@@ -173,8 +299,15 @@ static int create_v2(struct jail *j, struct err *err)
 		return -1;
 	/* absent without swap accounting, and then there is nothing to cap */
 	write_text(j->cg.dirs[0], "memory.swap.max", "0", NULL);
+	/* out of memory, the whole run ends at once */
+	write_text(j->cg.dirs[0], "memory.oom.group", "1", NULL);
 	snprintf(v, sizeof(v), "%lu", l->pids);
-	return write_text(j->cg.dirs[0], "pids.max", v, err) < 0 ? -1 : 0;
+	if (write_text(j->cg.dirs[0], "pids.max", v, err) < 0)
+		return -1;
+	j->cg.dirfd = open(j->cg.dirs[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (j->cg.dirfd < 0)
+		return err_set(err, EXIT_FAILED, "open(%s): %s", j->cg.dirs[0], strerror(errno));
+	return 0;
 }
 
 static int create_v1(struct jail *j, struct err *err)
@@ -247,13 +380,19 @@ int jail_cgroup_join_child(struct jail *j, char *why, size_t n)
 	return 0;
 }
 
-/* v2: the parent moves the child. */
+int jail_cgroup_fd(const struct jail *j)
+{
+	return j->cg.version == 2 ? j->cg.dirfd : -1;
+}
+
+/* v2, where the kernel could not start the child in its group (before
+ * 5.7): the parent moves it. */
 int jail_cgroup_setup_parent(struct jail *j, struct err *err)
 {
 	char pid[32];
 
 	jail_cgroup_close(j);
-	if (j->cg.version != 2)
+	if (j->cg.version != 2 || j->cg.born_inside)
 		return 0;
 	snprintf(pid, sizeof(pid), "%d", (int)j->pid);
 	return write_text(j->cg.dirs[0], "cgroup.procs", pid, err);
@@ -268,6 +407,9 @@ void jail_cgroup_close(struct jail *j)
 			close(j->cg.tasks_fds[i]);
 		j->cg.tasks_fds[i] = -1;
 	}
+	if (j->cg.dirfd >= 0)
+		close(j->cg.dirfd);
+	j->cg.dirfd = -1;
 }
 
 /* Entered once in the run's group: it becomes our root, and
@@ -312,8 +454,8 @@ void jail_cgroup_events(struct jail *j, bool *memory, bool *pids)
 {
 	*memory = *pids = false;
 	if (j->cg.version == 2) {
-		*memory = read_key(j->cg.dirs[0], "memory.events", "oom_kill") > 0 ||
-			  read_key(j->cg.dirs[0], "memory.events", "max") > 0;
+		/* not "max": that counts reclaim at the limit, which kills nothing */
+		*memory = read_key(j->cg.dirs[0], "memory.events", "oom_kill") > 0;
 		*pids = read_key(j->cg.dirs[0], "pids.events", "max") > 0;
 	} else if (j->cg.version == 1) {
 		*memory = read_key(j->cg.dirs[0], "memory.oom_control", "oom_kill") > 0;

@@ -25,6 +25,8 @@ struct jail_cgroup {
 	char dirs[JAIL_CGROUP_CONTROLLERS][4096]; /* v1: memory, pids; v2: dirs[0] only */
 	int ndirs;
 	int tasks_fds[JAIL_CGROUP_CONTROLLERS]; /* v1: each dir's "tasks", for the child; -1 */
+	int dirfd;	  /* v2: the group, for clone3(CLONE_INTO_CGROUP); -1 */
+	bool born_inside; /* v2: the child started in it; else the parent moves it */
 };
 
 struct jail {
@@ -81,6 +83,7 @@ void jail_init_status(struct jail *j, struct jail_exit *out);
 int jail_cgroup_create(struct jail *j, struct err *err);	 /* before clone */
 int jail_cgroup_join_child(struct jail *j, char *why, size_t n); /* v1: move itself in */
 int jail_cgroup_setup_parent(struct jail *j, struct err *err);	 /* v2: move the child in */
+int jail_cgroup_fd(const struct jail *j); /* v2: the group to start the child in, or -1 */
 int jail_cgroup_setup_child(struct jail *j, char *why, size_t n); /* a cgroup namespace */
 void jail_cgroup_close(struct jail *j);				  /* the parent's tasks_fds */
 void jail_cgroup_kill(struct jail *j);

@@ -316,6 +316,7 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	s.stdout_fd = out_fd;
 	s.stderr_fd = err_fd;
 	s.run_id = r->id;
+	s.cgroup_parent = o->cgroup_parent;
 	r->t0 = clock_now_ms();
 	iso_now(r->started_at, sizeof(r->started_at));
 	r->jail = jail_start(&s, err);

@@ -32,10 +32,11 @@ struct run_opts {
 	enum run_lang lang;
 	const char *code; /* the program's bytes; borrowed */
 	size_t code_len;
-	double timeout_s;   /* wall clock, at most RUN_MAX_TIMEOUT_S; <= 0: 30 s */
-	unsigned memory_mb; /* cgroup memory limit; 0: 512 */
-	bool capture;	    /* capture stdout/stderr into the result (else pass through) */
-	int stdin_fd;	    /* without capture: the code's stdin; -1: /dev/null */
+	double timeout_s;	   /* wall clock, at most RUN_MAX_TIMEOUT_S; <= 0: 30 s */
+	unsigned memory_mb;	   /* cgroup memory limit; 0: 512 */
+	bool capture;		   /* capture stdout/stderr into the result (else pass through) */
+	int stdin_fd;		   /* without capture: the code's stdin; -1: /dev/null */
+	const char *cgroup_parent; /* jail_spec.cgroup_parent ($MCPFS_CGROUP); NULL: none */
 };
 
 /* Run the code. Returns a new result object (exit_code, signal, timed_out,

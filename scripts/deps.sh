@@ -2,11 +2,14 @@
 # Install what mcpfs needs and is missing: Debian packages (when root), the
 # pinned npm MCP servers (servers/package-lock.json) and the test tools
 # (tests/node/package-lock.json). Says what it needs when it cannot.
+# --test: also what only the tests use (qemu and busybox for the cgroup v2
+# guest of tests/vm).
 set -eu
 cd "$(dirname "$0")/.."
 
 debs="build-essential pkg-config libfuse3-dev fuse3 libjansson-dev libcurl4-openssl-dev
 libpcre2-dev libseccomp-dev python3 python3-pytest python3-mypy nodejs npm clang-format e2fsprogs"
+[ "${1-}" != --test ] || debs="$debs qemu-system-x86 busybox-static xz-utils"
 missing=""
 for p in $debs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -1,0 +1,73 @@
+"""The jail's cgroup v2 path, in a guest booted with cgroup v2 alone
+(tests/vm/run.sh): this host's memory and pids controllers belong to cgroup
+v1, so v2 limits can be proven only there. mcpfs starts, as under a systemd
+unit with Delegate=yes, alone in a group whose controllers it must hand to
+the runs' groups itself. One guest per build runs every case
+(tests/vm/cgroup_v2_cases.py); each test checks one."""
+import json
+import signal
+import subprocess
+
+import pytest
+
+from conftest import BUILDS, REPO, SAN_ENV
+
+RUN_SH = REPO / "tests" / "vm" / "run.sh"
+
+
+@pytest.fixture(scope="module", params=list(BUILDS))
+def v2(request):
+    binary = BUILDS[request.param]
+    if not binary.exists():
+        pytest.skip(f"{binary} is not built")
+    env = SAN_ENV if request.param == "asan" else {}
+    p = subprocess.run([str(RUN_SH), "--", "/usr/bin/python3",
+                        str(REPO / "tests" / "vm" / "cgroup_v2_cases.py"), str(binary),
+                        json.dumps(env)], capture_output=True, text=True, timeout=1800)
+    if p.returncode == 77:
+        pytest.skip(f"no cgroup v2 guest on this machine: {p.stderr.strip()}")
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout)
+
+
+def test_alone_in_a_delegated_group(v2):
+    """mcpfs moves itself into a leaf of its group and hands memory and pids
+    to the run's group beside it; the code sees its own cgroup namespace."""
+    a = v2["alone"]
+    assert (a["rc"], a["res"]["stdout"], a["stderr"]) == (0, "0::/\n", ""), a
+    assert v2["alone_groups"] == ["mcpfs.main"]  # the run's group is gone
+    assert {"memory", "pids"} <= set(v2["alone_subtree_control"])
+
+
+def test_memory_limit(v2):
+    r = v2["memory"]["res"]
+    assert r["signal"] == signal.SIGKILL and r["limits"] == ["memory"], (r, v2["memory"])
+    assert "ALLOWED" not in r["stdout"]
+
+
+def test_pids_limit(v2):
+    r = v2["pids"]["res"]
+    assert r["stdout"].strip() == "EAGAIN" and r["limits"] == ["pids"], (r, v2["pids"])
+
+
+def test_timeout_kills_the_whole_group(v2):
+    r = v2["timeout"]["res"]
+    assert r["stdout"] == "SPINNING DETACHED\n", (r, v2["timeout"])
+    assert r["timed_out"] and r["signal"] == signal.SIGKILL and r["limits"] == ["timeout"], r
+
+
+def test_named_group_used_and_nothing_moved(v2):
+    """With MCPFS_CGROUP the runs' groups go there, and are gone after; the
+    agent stays where it was, with its mcpfs processes."""
+    assert v2["agent_groups"] == ["main"]
+    assert v2["driver_pid"] in v2["agent_procs"]
+
+
+def test_group_shared_with_others_fails_closed(v2):
+    s = v2["shared"]
+    assert s["rc"] == 1 and s["res"] is None, s
+    (line,) = s["stderr"].splitlines()
+    assert line.startswith("mcpfs: jail: cgroup: cannot give the runs' groups memory and pids "
+                           "limits in /sys/fs/cgroup/shared.scope: Device or resource busy"), line
+    assert "Delegate=yes" in line and "MCPFS_CGROUP" in line
+    assert v2["shared_left"] == []

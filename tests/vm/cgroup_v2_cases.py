@@ -1,0 +1,88 @@
+"""Run inside the cgroup v2 guest (tests/vm/run.sh): `mcpfs exec` under the
+three ways a cgroup v2 host may place it, the limits only cgroup v2 can give
+here, and what each left in the cgroup tree. Prints one JSON object;
+tests/e2e/test_exec_cgroup_v2.py reads it.
+usage: cgroup_v2_cases.py MCPFS [ENV_JSON]"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+MCPFS = sys.argv[1]
+ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", **json.loads(sys.argv[2] if len(sys.argv) > 2
+                                                             else "{}")}
+JAIL = Path(__file__).resolve().parent.parent / "jail"
+CG = Path("/sys/fs/cgroup")
+CFG = Path("/tmp/mcpfs.json")
+CFG.write_text('{"mcpServers": {}}')
+
+
+def enter(group: Path) -> None:
+    """Move this process into @group (made if need be)."""
+    group.mkdir(exist_ok=True)
+    (group / "cgroup.procs").write_text(str(os.getpid()))
+
+
+def started_in(group: Path) -> tuple:
+    """A command prefix: what follows starts in @group, as a service's main
+    process starts in its unit's group."""
+    return ("sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group))
+
+
+def exec_json(code: str, *flags: str, prefix: tuple = (), env: dict = {}) -> dict:
+    p = subprocess.run([*prefix, MCPFS, "--config", str(CFG), "--root", "/tmp/root", "exec",
+                        "--json", *flags, "-"], input=code, capture_output=True, text=True,
+                       env={**ENV, **env}, timeout=600)
+    res = json.loads(p.stdout) if p.stdout.strip() else None
+    return {"rc": p.returncode, "stderr": p.stderr, "res": res}
+
+
+def run_groups(group: Path) -> list:
+    return sorted(d.name for d in group.iterdir() if d.is_dir() and d.name.startswith("mcpfs-"))
+
+
+def main() -> None:
+    out = {}
+    # 1. mcpfs alone in a delegated group (a unit with Delegate=yes whose
+    # main process it is): it moves itself into a leaf and hands the
+    # controllers to the run's group beside it.
+    service = CG / "mcpfs.service"
+    enter(CG / "driver.scope")
+    out["alone"] = exec_json("print(open('/proc/self/cgroup').read().strip())\n",
+                             prefix=started_in(service))
+    out["alone_groups"] = sorted(d.name for d in service.iterdir() if d.is_dir())
+    out["alone_subtree_control"] = (service / "cgroup.subtree_control").read_text().split()
+
+    # 2. an agent that keeps itself in a leaf of its delegated group and
+    # names the group in MCPFS_CGROUP: mcpfs moves nothing.
+    agent = CG / "agent.service"
+    enter(agent)
+    enter(agent / "main")
+    env = {"MCPFS_CGROUP": "/agent.service"}
+    out["memory"] = exec_json((JAIL / "memory_heap.py").read_text(), "--memory", "64",
+                              "--timeout", "120", env=env)
+    out["pids"] = exec_json((JAIL / "fork_bomb.py").read_text(), "--timeout", "120", env=env)
+    out["timeout"] = exec_json((JAIL / "tree_spin.py").read_text(), "--timeout", "3", env=env)
+    out["agent_groups"] = sorted(d.name for d in agent.iterdir() if d.is_dir())
+    out["agent_procs"] = (agent / "main" / "cgroup.procs").read_text().split()
+    out["driver_pid"] = str(os.getpid())
+
+    # 3. a group that holds a process mcpfs did not start, and no
+    # MCPFS_CGROUP: mcpfs may not move that process, so it cannot hand the
+    # controllers down, and says why.
+    shared = CG / "shared.scope"
+    shared.mkdir()
+    sleeper = subprocess.Popen(["sleep", "300"])
+    try:
+        (shared / "cgroup.procs").write_text(str(sleeper.pid))
+        out["shared"] = exec_json("print(1)\n", prefix=started_in(shared))
+        out["shared_left"] = run_groups(shared)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
