@@ -182,6 +182,7 @@ static unsigned long locked_flags(const char *path)
 /* Bind the open source @fd at @dst (a path under ROOT). */
 static int bind_fd(int fd, const char *dst, bool rw, bool dev, char *why, size_t n)
 {
+	struct mount_attr attr = {0};
 	char src[64];
 	struct stat st;
 	unsigned long flags;
@@ -203,6 +204,16 @@ static int bind_fd(int fd, const char *dst, bool rw, bool dev, char *why, size_t
 	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return jail_why(why, n, "mount(%s, %s, MS_BIND)", src, dst);
+	/* The whole bound tree, mounts under the source included: a remount
+	 * would restrict only the top one. */
+	attr.attr_set = MOUNT_ATTR_NOSUID | (dev ? MOUNT_ATTR_NOEXEC : MOUNT_ATTR_NODEV) |
+			(rw ? 0 : MOUNT_ATTR_RDONLY);
+	if (mount_setattr(AT_FDCWD, dst, AT_RECURSIVE, &attr, sizeof(attr)) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return jail_why(why, n, "mount_setattr(%s, AT_RECURSIVE%s)", dst,
+				rw ? "" : ", MOUNT_ATTR_RDONLY");
+	/* Before Linux 5.12: the top mount only. */
 	flags = locked_flags(dst) | MS_REMOUNT | MS_BIND | MS_NOSUID;
 	if (!dev)
 		flags |= MS_NODEV;

@@ -179,6 +179,32 @@ def test_host_environment_hidden_typescript(mcpfs, host_unchanged):  # noqa: F81
     jail_env_only(json.loads(res["stdout"]))
 
 
+WRITE_SUB_PY = """
+import errno
+try:
+    open("/skills/shared/sub/x", "w")
+    print("WROTE")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+"""
+
+
+def test_mount_under_a_read_only_bind_is_read_only(mcpfs, host_unchanged):  # noqa: F811
+    """A mount inside a read-only bind's source (here a world-writable tmpfs
+    in the operator's shared skills) is read-only in the jail as well."""
+    exec_config(mcpfs)
+    run_code(mcpfs, "pass\n")  # makes the data root's folders
+    sub = mcpfs.root / "skills-shared" / "sub"
+    sub.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777,size=1m", "sub", str(sub)],
+                   check=True)
+    try:
+        p, res = run_code(mcpfs, WRITE_SUB_PY)
+    finally:
+        subprocess.run(["umount", str(sub)], check=True)
+    assert res["stdout"] == "EROFS\n", res
+
+
 def test_symlink_out_of_workspace(mcpfs, host_unchanged):  # noqa: F811
     exec_config(mcpfs)
     shadow = os.stat("/etc/shadow")
