@@ -122,13 +122,13 @@ struct file_list {
 	size_t bytes;
 };
 
-static int list_entry(void *ctx, const char *rel, const struct stat *st)
+static int list_entry(void *ctx, const struct wsfs_entry *e)
 {
 	struct file_list *l = ctx;
 
-	if (S_ISREG(st->st_mode))
-		json_array_append_new(l->files, json_pack("{s:s, s:I}", "path", rel, "size",
-							  (json_int_t)st->st_size));
+	if (S_ISREG(e->st->st_mode))
+		json_array_append_new(l->files, json_pack("{s:s, s:I}", "path", e->rel, "size",
+							  (json_int_t)e->st->st_size));
 	return 0;
 }
 

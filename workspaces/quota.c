@@ -487,13 +487,12 @@ int ws_quota_apply(const struct ws *ws, const struct ws_quota *q, struct err *er
 	return rc;
 }
 
-static int count_entry(void *ctx, const char *rel, const struct stat *st)
+static int count_entry(void *ctx, const struct wsfs_entry *e)
 {
 	struct ws_usage *u = ctx;
 
-	(void)rel;
 	u->files_used++;
-	u->bytes_used += (unsigned long long)st->st_blocks * 512ull;
+	u->bytes_used += (unsigned long long)e->st->st_blocks * 512ull;
 	return 0;
 }
 

@@ -208,15 +208,15 @@ struct state_scan {
 	json_t *files; /* borrowed */
 };
 
-static int state_entry(void *ctx, const char *rel, const struct stat *st)
+static int state_entry(void *ctx, const struct wsfs_entry *e)
 {
 	struct state_scan *s = ctx;
 
-	if (!S_ISREG(st->st_mode) || st->st_mtime < s->since)
+	if (!S_ISREG(e->st->st_mode) || e->st->st_mtime < s->since)
 		return 0;
 	if (json_array_size(s->files) >= STATE_FILES_MAX)
 		return 1;
-	json_array_append_new(s->files, json_string(rel));
+	json_array_append_new(s->files, json_string(e->rel));
 	return 0;
 }
 

@@ -167,31 +167,36 @@ int ws_create(const char *root, const char *customer, const struct ws_quota *q, 
 	return open_ws(root, customer, true, q, out, err);
 }
 
-static int chown_entry(void *ctx, const char *rel, const struct stat *st)
-{
-	const int *a = ctx; /* dirfd, uid, gid */
+struct owner {
+	uid_t uid;
+	gid_t gid;
+};
 
-	if (st->st_uid == (uid_t)a[1] && st->st_gid == (gid_t)a[2])
+/* Through the entry's own folder: a jailed run of the same customer may be
+ * swapping folders for symlinks while this walks. */
+static int chown_entry(void *ctx, const struct wsfs_entry *e)
+{
+	const struct owner *o = ctx;
+
+	if (e->st->st_uid == o->uid && e->st->st_gid == o->gid)
 		return 0;
-	if (fchownat(a[0], rel, (uid_t)a[1], (gid_t)a[2], AT_SYMLINK_NOFOLLOW) < 0 &&
-	    errno != ENOENT)
+	if (fchownat(e->dirfd, e->name, o->uid, o->gid, AT_SYMLINK_NOFOLLOW) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
 }
 
 static int chown_tree(const char *path, uid_t uid, gid_t gid, struct err *err)
 {
-	int a[3], rc;
+	struct owner o = {uid, gid};
+	int fd, rc;
 
-	a[0] = wsfs_open_dir(path);
-	if (a[0] < 0)
-		return err_set(err, EXIT_FAILED, "open %s: %s", path, strerror(-a[0]));
-	a[1] = (int)uid;
-	a[2] = (int)gid;
-	rc = fchown(a[0], uid, gid) < 0 ? -errno : 0;
+	fd = wsfs_open_dir(path);
+	if (fd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", path, strerror(-fd));
+	rc = fchown(fd, uid, gid) < 0 ? -errno : 0;
 	if (!rc)
-		rc = wsfs_walk(a[0], (size_t)-1, chown_entry, a);
-	close(a[0]);
+		rc = wsfs_walk(fd, (size_t)-1, chown_entry, &o);
+	close(fd);
 	if (rc < 0)
 		return err_set(err, EXIT_FAILED, "chown -R %s %u:%u: %s", path, (unsigned)uid,
 			       (unsigned)gid, strerror(-rc));
@@ -281,13 +286,14 @@ int ws_remove(const struct ws *ws, struct err *err)
 	return 0;
 }
 
-static int newest(void *ctx, const char *rel, const struct stat *st)
+static int newest(void *ctx, const struct wsfs_entry *e)
 {
 	time_t *t = ctx;
-	size_t n = strlen(rel);
+	size_t n = strlen(e->rel);
 
-	if (n > 5 && !strcmp(rel + n - 5, ".json") && !strchr(rel, '/') && st->st_mtime > *t)
-		*t = st->st_mtime;
+	if (n > 5 && !strcmp(e->rel + n - 5, ".json") && !strchr(e->rel, '/') &&
+	    e->st->st_mtime > *t)
+		*t = e->st->st_mtime;
 	return 0;
 }
 

@@ -172,7 +172,7 @@ static int walk_in(struct walk *w, int fd, size_t plen, int depth)
 				     plen ? "/" : "", d->d_name);
 		if (plen + n >= sizeof(w->path))
 			continue;
-		rc = w->fn(w->ctx, w->path, &st);
+		rc = w->fn(w->ctx, &(struct wsfs_entry){w->path, &st, dirfd(dir), d->d_name});
 		if (rc || !S_ISDIR(st.st_mode) || st.st_dev != w->dev || depth >= WSFS_MAX_DEPTH)
 			continue;
 		sub = wsfs_open(dirfd(dir), d->d_name, O_RDONLY | O_DIRECTORY, 0);

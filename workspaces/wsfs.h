@@ -31,12 +31,22 @@ int wsfs_write_atomic(int dirfd, const char *name, const void *data, size_t len,
  * another file system. */
 int wsfs_remove_tree(int dirfd, const char *name);
 
-/* Visit every entry beneath @dirfd (depth first, symlinks not followed, at
- * most @max_entries, not crossing file systems). @fn gets the path relative
- * to @dirfd and the entry's stat; a non-zero return stops the walk and is
- * returned. */
+/* One entry of a walk: its path relative to the walk's folder, its stat,
+ * and the folder that holds it (@dirfd, open during the call) with its
+ * @name. Act on it with *at(dirfd, name, ...): a path through folders may
+ * meet one that was swapped for a symlink meanwhile. */
 struct stat;
-typedef int (*wsfs_walk_fn)(void *ctx, const char *rel, const struct stat *st);
+struct wsfs_entry {
+	const char *rel;
+	const struct stat *st;
+	int dirfd;
+	const char *name;
+};
+
+/* Visit every entry beneath @dirfd (depth first, symlinks not followed, at
+ * most @max_entries, not crossing file systems). A non-zero return of @fn
+ * stops the walk and is returned. */
+typedef int (*wsfs_walk_fn)(void *ctx, const struct wsfs_entry *e);
 int wsfs_walk(int dirfd, size_t max_entries, wsfs_walk_fn fn, void *ctx);
 
 #endif

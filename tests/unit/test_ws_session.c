@@ -104,6 +104,53 @@ static void test_symlinks(void)
 	CHECK(session_checkpoint_get(&ws, "s1", &e) == NULL, "reading through a symlink refused");
 }
 
+struct swap {
+	const char *top; /* the walked folder */
+	int topfd, same_entry, through_path;
+};
+
+/* At "a/b", swap folder a for a symlink to a folder that holds another b,
+ * as jailed code could while a walk runs, then look at b both ways. */
+static int swap_entry(void *ctx, const struct wsfs_entry *e)
+{
+	struct swap *sw = ctx;
+	char a[PATH_MAX + 8], moved[PATH_MAX + 16], other[PATH_MAX + 16];
+	struct stat st;
+
+	if (strcmp(e->rel, "a/b"))
+		return 0;
+	snprintf(a, sizeof(a), "%s/a", sw->top);
+	snprintf(moved, sizeof(moved), "%s/a.moved", sw->top);
+	snprintf(other, sizeof(other), "%s/other", sw->top);
+	if (rename(a, moved) < 0 || symlink(other, a) < 0)
+		return -errno;
+	sw->same_entry =
+	    fstatat(e->dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_ino == e->st->st_ino;
+	sw->through_path =
+	    fstatat(sw->topfd, e->rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_ino == e->st->st_ino;
+	return 0;
+}
+
+static void test_walk_entry_survives_swap(void)
+{
+	char top[PATH_MAX], path[PATH_MAX + 16];
+	struct swap sw = {.top = top};
+	int rc;
+
+	snprintf(top, sizeof(top), "%s/walk", root);
+	snprintf(path, sizeof(path), "%s/a/b", top);
+	CHECK(fsx_mkdirs(path, 0755) == 0, "mkdir a/b");
+	snprintf(path, sizeof(path), "%s/other/b", top);
+	CHECK(fsx_mkdirs(path, 0755) == 0, "mkdir other/b");
+	sw.topfd = wsfs_open_dir(top);
+	rc = wsfs_walk(sw.topfd, 100, swap_entry, &sw);
+	CHECK(rc == 0, "walk: %d", rc);
+	CHECK(sw.same_entry && !sw.through_path,
+	      "an entry's folder and name reach it after its path was swapped: %d %d",
+	      sw.same_entry, sw.through_path);
+	close(sw.topfd);
+}
+
 static json_t *task(int writer, int i)
 {
 	return json_pack("{s:s, s:i, s:i, s:s, s:i}", "description", "unit", "writer", writer, "i",
@@ -354,6 +401,7 @@ int main(void)
 	}
 	test_ids();
 	test_symlinks();
+	test_walk_entry_survives_swap();
 	test_concurrent();
 	test_sigkill();
 	test_checkpoint_end();
