@@ -36,6 +36,21 @@ def run_code(mcpfs, code: str, *args, lang="python", json_out=True, timeout=120,
     return p, res
 
 
+def go_waiter(then: str) -> str:
+    """A program that waits (30 s at most) for the file `go` in its
+    workspace, which the test makes (go_file) when it is ready, then runs
+    @then."""
+    return ("import os, time\n"
+            "for _ in range(600):\n"
+            "    if os.path.exists('go'):\n"
+            "        break\n"
+            "    time.sleep(0.05)\n" + then)
+
+
+def go_file(mcpfs) -> Path:
+    return mcpfs.root / "workspaces" / "default" / "workspace" / "go"
+
+
 def payload(name: str, **subst) -> str:
     text = (JAIL / name).read_text()
     for k, v in subst.items():

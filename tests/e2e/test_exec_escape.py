@@ -5,6 +5,7 @@ the act failed the expected way; where the kernel itself might refuse the
 act too, the same payload run unfiltered on the host shows it would not.
 Beside them, what the jail does give: its limits, its own loopback, its
 root and environment, exactly. The host is checked unchanged after each."""
+import contextlib
 import fcntl
 import json
 import math
@@ -21,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest_executor import (exec_config, host_unchanged, jail_pids_of,  # noqa: F401
-                               payload, run_code)
+from conftest_executor import (exec_config, go_file, go_waiter, host_unchanged,  # noqa: F401
+                               jail_pids_of, payload, run_code)
 
 # payload -> (expected stdout, extra exec flags)
 ERRNO_CASES = {
@@ -218,32 +219,35 @@ def test_symlink_out_of_workspace(mcpfs, host_unchanged):  # noqa: F811
         shadow.st_uid, shadow.st_gid, stat.S_IMODE(shadow.st_mode))
 
 
+@contextlib.contextmanager
+def host_listener():
+    """A TCP listener on the host's 127.0.0.1; yields its port, and checks
+    on the way out that nobody connected."""
+    srv = socket.socket()
+    try:
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        srv.settimeout(0.2)
+        yield srv.getsockname()[1]
+        with pytest.raises(socket.timeout):
+            srv.accept()
+    finally:
+        srv.close()
+
+
 def test_host_loopback_unreachable(mcpfs, host_unchanged):  # noqa: F811
     exec_config(mcpfs)
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(1)
-    srv.settimeout(0.2)
-    port = srv.getsockname()[1]
-    p, res = run_code(mcpfs, payload("net_host.py", port=port))
-    assert res["stdout"].strip() == "ECONNREFUSED", res
-    with pytest.raises(socket.timeout):
-        srv.accept()
-    srv.close()
+    with host_listener() as port:
+        p, res = run_code(mcpfs, payload("net_host.py", port=port))
+        assert res["stdout"].strip() == "ECONNREFUSED", res
 
 
 def test_jail_loopback_works(mcpfs, host_unchanged):  # noqa: F811
+    """The jail's own 127.0.0.1, on the port the host's listener holds."""
     exec_config(mcpfs)
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(1)
-    srv.settimeout(0.2)
-    port = srv.getsockname()[1]
-    p, res = run_code(mcpfs, payload("net_loopback.py", port=port))
-    assert (res["stdout"], res["stderr"]) == ("ping\n", ""), res
-    with pytest.raises(socket.timeout):
-        srv.accept()
-    srv.close()
+    with host_listener() as port:
+        p, res = run_code(mcpfs, payload("net_loopback.py", port=port))
+        assert (res["stdout"], res["stderr"]) == ("ping\n", ""), res
 
 
 def test_fork_bomb(mcpfs, host_unchanged):  # noqa: F811
@@ -293,15 +297,9 @@ def test_other_runs_bridge_unreachable(mcpfs, host_unchanged):  # noqa: F811
     """The first run waits for a file the test makes only after the second
     run probed: its bridge socket is there on the host all along."""
     exec_config(mcpfs)
-    go = mcpfs.root / "workspaces" / "default" / "workspace" / "go"
+    go = go_file(mcpfs)
     waiter = mcpfs.tmp / "waiter.py"
-    waiter.write_text("import os, sys, time\n"
-                      "for _ in range(600):\n"
-                      "    if os.path.exists('go'):\n"
-                      "        print('went')\n"
-                      "        sys.exit(0)\n"
-                      "    time.sleep(0.05)\n"
-                      "sys.exit(1)\n")
+    waiter.write_text(go_waiter("print('went' if os.path.exists('go') else 'timed out')\n"))
     first = subprocess.Popen(mcpfs.cmd("exec", "--json", waiter), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=mcpfs.env)
     try:

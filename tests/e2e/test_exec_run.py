@@ -9,8 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest_executor import (JAIL_HOST_UID, exec_config, host_unchanged,  # noqa: F401
-                               jail_pids_of, run_code)
+from conftest_executor import (JAIL_HOST_UID, exec_config, go_file, go_waiter,  # noqa: F401
+                               host_unchanged, jail_pids_of, run_code)
 
 PY_TOOLS = """
 from servers.everything import get_sum
@@ -296,15 +296,10 @@ def test_run_keeps_its_tree_when_a_later_run_replaces_it(mcpfs, host_unchanged):
     run_code(mcpfs, "print('warm')\n")
     trees = mcpfs.root / "cache" / "trees"
     (tree,) = [d for d in trees.iterdir() if d.is_dir()]
-    go = mcpfs.root / "workspaces" / "default" / "workspace" / "go"
+    go = go_file(mcpfs)
     first = mcpfs.tmp / "first.py"
-    first.write_text("import os, time\n"
-                     "for _ in range(600):\n"
-                     "    if os.path.exists('go'):\n"
-                     "        break\n"
-                     "    time.sleep(0.05)\n"
-                     "from servers.everything import get_sum\n"
-                     "print(callable(get_sum))\n")
+    first.write_text(go_waiter("from servers.everything import get_sum\n"
+                               "print(callable(get_sum))\n"))
     a = subprocess.Popen(mcpfs.cmd("exec", "--json", first), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=mcpfs.env)
     try:
