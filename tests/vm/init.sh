@@ -33,16 +33,38 @@ mount -t tmpfs -o mode=1777 shm dev/shm
 # As systemd mounts it on a pure v2 host.
 mount -t cgroup2 -o nsdelegate,memory_recursiveprot cgroup2 sys/fs/cgroup ||
 	fail "no cgroup2"
-for d in tmp run var/tmp; do mount -t tmpfs -o mode=1777 tmpfs "$d"; done
-mkdir -p run/mcpfs-vm
 # cache=mmap: writes reach the host at once, and shared mmap works.
-mount -t 9p -o "$o9p,cache=mmap" job run/mcpfs-vm || fail "no job share"
-
-# Called by job/setup. Paths are relative to the new root (no leading /).
-share() { mkdir -p "$2" && mount -t 9p -o "$o9p,cache=mmap" "$1" "$2" || fail "share $2"; }
-scratch() { mkdir -p "$1" && mount -t tmpfs -o mode=1777 tmpfs "$1" || fail "tmpfs $1"; }
+mkdir -p /job
+mount -t 9p -o "$o9p,cache=mmap" job /job || fail "no job share"
+# job/setup calls these. Paths are relative to the new root (no leading /).
+# A folder the command needs that lies under a fresh tmpfs (a clone of the
+# repository in /tmp) is bound aside first and put back on top of it.
+shares='' scratches='' keeps=''
+share() { shares="$shares $1:$2"; }
+scratch() { scratches="$scratches $1"; }
+keep() { keeps="$keeps $1"; }
 CGROUP=/
-. run/mcpfs-vm/setup
+. /job/setup
+i=0
+for k in $keeps; do
+	mkdir -p "/keep$i" && mount --bind "$k" "/keep$i" || fail "keep $k"
+	i=$((i + 1))
+done
+for d in tmp run var/tmp; do mount -t tmpfs -o mode=1777 tmpfs "$d"; done
+i=0
+for k in $keeps; do
+	mkdir -p "$k" && mount --move "/keep$i" "$k" || fail "keep $k"
+	i=$((i + 1))
+done
+mkdir -p run/mcpfs-vm
+mount --move /job run/mcpfs-vm || fail "job share"
+for s in $shares; do
+	mkdir -p "${s#*:}" && mount -t 9p -o "$o9p,cache=mmap" "${s%%:*}" "${s#*:}" ||
+		fail "share ${s#*:}"
+done
+for d in $scratches; do
+	mkdir -p "$d" && mount -t tmpfs -o mode=1777 tmpfs "$d" || fail "tmpfs $d"
+done
 
 ip link set lo up
 hostname mcpfs-vm

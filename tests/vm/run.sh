@@ -51,6 +51,10 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { say "no command (usage: $0 [options] -- CMD [ARG]...)"; exit 2; }
 case $cgroup in /*[[:space:]]* | [!/]*) say "--cgroup: an absolute path, no spaces"; exit 2 ;; esac
+# The guest's init lists these in words.
+for d in "${shares[@]}" "${tmpfss[@]}" "$cwd"; do
+	case $d in *[[:space:]]*) say "$d: a path with spaces cannot be shown to the guest"; exit 2 ;; esac
+done
 
 # --- what the host needs: Debian packages only, installed when we can ----
 apt_install() {
@@ -160,6 +164,8 @@ fs9p=(-virtfs "local,path=/,mount_tag=root,security_model=$sm,readonly=on,multid
 	-virtfs "local,path=$(o "$job"),mount_tag=job,security_model=$sm")
 {
 	echo "CGROUP=$(q "$cgroup")"
+	# the guest mounts fresh tmpfs there: a cwd beneath would be hidden
+	case $cwd in /tmp/* | /run/* | /var/tmp/*) echo "keep $(q "${cwd#/}")" ;; esac
 	for d in "${tmpfss[@]}"; do echo "scratch $(q "${d#/}")"; done
 	i=0
 	for d in "${shares[@]}"; do
