@@ -135,6 +135,40 @@ int fsx_write_atomic(const char *path, const void *data, size_t len, mode_t mode
 	return fsync_parent(path);
 }
 
+/* The exchange in three plain renames: @to aside, @from in its place, the
+ * old one to @from. */
+static int exchange_by_renames(int dfd, const char *from, const char *to)
+{
+	char aside[NAME_MAX + 1];
+	int rc;
+
+	if ((size_t)snprintf(aside, sizeof(aside), "%s.mcpfs-aside", from) >= sizeof(aside))
+		return -ENAMETOOLONG;
+	if (renameat(dfd, to, dfd, aside) < 0)
+		return -errno;
+	if (renameat(dfd, from, dfd, to) < 0) {
+		rc = -errno;
+		renameat(dfd, aside, dfd, to);
+		return rc;
+	}
+	return renameat(dfd, aside, dfd, from) < 0 ? -errno : 0;
+}
+
+int fsx_rename_flags(int dfd, const char *from, const char *to, unsigned flags)
+{
+	struct stat st;
+
+	if (renameat2(dfd, from, dfd, to, flags) == 0)
+		return 0;
+	if (errno != EINVAL || !(flags & (RENAME_NOREPLACE | RENAME_EXCHANGE)))
+		return -errno;
+	if (flags & RENAME_EXCHANGE)
+		return exchange_by_renames(dfd, from, to);
+	if (fstatat(dfd, to, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	return renameat(dfd, from, dfd, to) < 0 ? -errno : 0;
+}
+
 int fsx_mkdirs(const char *path, mode_t mode)
 {
 	char p[PATH_MAX];

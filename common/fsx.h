@@ -21,6 +21,13 @@ int fsx_write_all(int fd, const void *p, size_t n);
  * one, never a mix. Returns 0 or -errno. */
 int fsx_write_atomic(const char *path, const void *data, size_t len, mode_t mode);
 
+/* renameat2(@dfd, @from, @dfd, @to, @flags) for RENAME_NOREPLACE or
+ * RENAME_EXCHANGE, also on file systems that have neither (NFS, 9p: EINVAL).
+ * There the step is no longer atomic: for a moment @to is missing (exchange)
+ * or may be taken after it was found free (noreplace), so callers that can
+ * race with each other must hold a lock. Returns 0 or -errno. */
+int fsx_rename_flags(int dfd, const char *from, const char *to, unsigned flags);
+
 /* mkdir -p with @mode for every folder created. Returns 0 or -errno. */
 int fsx_mkdirs(const char *path, mode_t mode);
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/fsx.h"
 #include "../workspaces/wsfs.h"
 #include "skills.h"
 
@@ -282,12 +283,15 @@ static int copy_dir(int sdir, int ddir, int depth, struct copy *c)
  * version exists, so a reader sees the old skill or the new one, never none. */
 static int install(int dfd, const char *tmp, const char *name, const char *dir, struct err *err)
 {
-	if (renameat2(dfd, tmp, dfd, name, RENAME_NOREPLACE) == 0)
+	int rc = fsx_rename_flags(dfd, tmp, name, RENAME_NOREPLACE);
+
+	if (rc == 0)
 		return 0;
-	if (errno != EEXIST)
-		return err_set(err, EXIT_FAILED, "rename %s/%s: %s", dir, name, strerror(errno));
-	if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0)
-		return err_set(err, EXIT_FAILED, "exchange %s/%s: %s", dir, name, strerror(errno));
+	if (rc != -EEXIST)
+		return err_set(err, EXIT_FAILED, "rename %s/%s: %s", dir, name, strerror(-rc));
+	rc = fsx_rename_flags(dfd, tmp, name, RENAME_EXCHANGE);
+	if (rc < 0)
+		return err_set(err, EXIT_FAILED, "exchange %s/%s: %s", dir, name, strerror(-rc));
 	wsfs_remove_tree(dfd, tmp);
 	return 0;
 }

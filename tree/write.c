@@ -302,14 +302,11 @@ int tree_write(const struct tree_snapshot *s, const char *dir, unsigned flags,
 		err_set(err, EXIT_FAILED, "syncfs(%s): %s", tmppath, strerror(-rc));
 		goto out_free;
 	}
-	/* One atomic step: the new tree takes the old one's place, and the old
-	 * one is left under the temp name, to be removed now or kept. */
-	if (exists)
-		rc = renameat2(parentfd, tmpname, parentfd, base, RENAME_EXCHANGE);
-	else
-		rc = renameat2(parentfd, tmpname, parentfd, base, RENAME_NOREPLACE);
+	/* One atomic step (where the file system has renameat2's flags): the
+	 * new tree takes the old one's place, and the old one is left under the
+	 * temp name, to be removed now or kept. */
+	rc = fsx_rename_flags(parentfd, tmpname, base, exists ? RENAME_EXCHANGE : RENAME_NOREPLACE);
 	if (rc < 0) {
-		rc = -errno;
 		err_set(err, EXIT_FAILED, "rename(%s, %s): %s", tmppath, path, strerror(-rc));
 		goto out_free;
 	}

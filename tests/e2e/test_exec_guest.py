@@ -1,9 +1,8 @@
-"""The jail's cgroup v2 path, in a guest booted with cgroup v2 alone
-(tests/vm/run.sh): this host's memory and pids controllers belong to cgroup
-v1, so v2 limits can be proven only there. mcpfs starts, as under a systemd
-unit with Delegate=yes, alone in a group whose controllers it must hand to
-the runs' groups itself. One guest per build runs every case
-(tests/vm/cgroup_v2_cases.py); each test checks one."""
+"""What this host cannot show, in a guest (tests/vm/run.sh): the jail's
+cgroup v2 path, with cgroup v2 alone (here memory and pids belong to cgroup
+v1), in the three ways a host may place mcpfs; and a data root on a file
+system without renameat2's flags (9p there, NFS elsewhere). One guest per
+build runs every case (tests/vm/guest_cases.py); each test checks one."""
 import json
 import signal
 import subprocess
@@ -16,13 +15,14 @@ RUN_SH = REPO / "tests" / "vm" / "run.sh"
 
 
 @pytest.fixture(scope="module", params=list(BUILDS))
-def v2(request):
+def v2(request, tmp_path_factory):
     binary = BUILDS[request.param]
     if not binary.exists():
         pytest.skip(f"{binary} is not built")
     env = SAN_ENV if request.param == "asan" else {}
-    p = subprocess.run([str(RUN_SH), "--", "/usr/bin/python3",
-                        str(REPO / "tests" / "vm" / "cgroup_v2_cases.py"), str(binary),
+    share = tmp_path_factory.mktemp("share")
+    p = subprocess.run([str(RUN_SH), "--share", str(share), "--", "/usr/bin/python3",
+                        str(REPO / "tests" / "vm" / "guest_cases.py"), str(binary), str(share),
                         json.dumps(env)], capture_output=True, text=True, timeout=1800)
     if p.returncode == 77:
         pytest.skip(f"no cgroup v2 guest on this machine: {p.stderr.strip()}")
@@ -71,3 +71,15 @@ def test_group_shared_with_others_fails_closed(v2):
                            "limits in /sys/fs/cgroup/shared.scope: Device or resource busy"), line
     assert "Delegate=yes" in line and "MCPFS_CGROUP" in line
     assert v2["shared_left"] == []
+
+
+def test_writes_without_renameat2_flags(v2):
+    """A tree generated over itself, and a skill saved over itself, on a file
+    system that has no RENAME_NOREPLACE or RENAME_EXCHANGE: each replaces
+    the old one and leaves nothing beside it."""
+    for key in ("share_generate_1", "share_generate_2", "share_skill_1", "share_skill_2"):
+        assert v2[key] == [0, ""], (key, v2[key])
+    assert v2["share_tree"] == ["root", "tree"]  # nothing left beside the tree
+    rc, shown, err = v2["share_skill_shown"]
+    assert rc == 0 and json.loads(shown)["description"] == "version 2", (shown, err)
+    assert v2["share_skills"] == ["s"]

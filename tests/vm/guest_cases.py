@@ -1,16 +1,18 @@
-"""Run inside the cgroup v2 guest (tests/vm/run.sh): `mcpfs exec` under the
-three ways a cgroup v2 host may place it, the limits only cgroup v2 can give
-here, and what each left in the cgroup tree. Prints one JSON object;
-tests/e2e/test_exec_cgroup_v2.py reads it.
-usage: cgroup_v2_cases.py MCPFS [ENV_JSON]"""
+"""Run inside the guest of tests/vm/run.sh (cgroup v2 alone; the host's
+folders shown over 9p): `mcpfs exec` under the three ways a cgroup v2 host
+may place it, the limits only cgroup v2 can give here, and what each left in
+the cgroup tree; then trees and skills written on SHARE, a file system
+without renameat2's flags (as NFS). Prints one JSON object; tests/e2e/test_exec_guest.py
+reads it.
+usage: guest_cases.py MCPFS SHARE [ENV_JSON]"""
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-MCPFS = sys.argv[1]
-ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", **json.loads(sys.argv[2] if len(sys.argv) > 2
+MCPFS, SHARE = sys.argv[1], Path(sys.argv[2])
+ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", **json.loads(sys.argv[3] if len(sys.argv) > 3
                                                              else "{}")}
 JAIL = Path(__file__).resolve().parent.parent / "jail"
 CG = Path("/sys/fs/cgroup")
@@ -30,12 +32,37 @@ def started_in(group: Path) -> tuple:
     return ("sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group))
 
 
-def exec_json(code: str, *flags: str, prefix: tuple = (), env: dict = {}) -> dict:
-    p = subprocess.run([*prefix, MCPFS, "--config", str(CFG), "--root", "/tmp/root", "exec",
-                        "--json", *flags, "-"], input=code, capture_output=True, text=True,
-                       env={**ENV, **env}, timeout=600)
+def mcpfs(*args: str, prefix: tuple = (), env: dict = {}, root: str = "/tmp/root",
+          code: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([*prefix, MCPFS, "--config", str(CFG), "--root", root, *args],
+                          input=code, capture_output=True, text=True, env={**ENV, **env},
+                          timeout=600)
+
+
+def exec_json(code: str, *flags: str, **kw) -> dict:
+    p = mcpfs("exec", "--json", *flags, "-", code=code, **kw)
     res = json.loads(p.stdout) if p.stdout.strip() else None
     return {"rc": p.returncode, "stderr": p.stderr, "res": res}
+
+
+def shared_root(out: dict) -> None:
+    """A tree generated, then generated again in its place (an exchange),
+    and a shared skill saved twice (in place, then an exchange), all on
+    SHARE, where renameat2 has neither of its flags."""
+    root = str(SHARE / "root")
+    for n in (1, 2):
+        p = mcpfs("generate", "--out", str(SHARE / "tree"), root=root)
+        out[f"share_generate_{n}"] = [p.returncode, p.stderr]
+    out["share_tree"] = sorted(p.name for p in SHARE.iterdir())
+    skill = SHARE / "skill"
+    skill.mkdir()
+    for n in (1, 2):
+        (skill / "SKILL.md").write_text(f"---\nname: s\ndescription: version {n}\n---\n")
+        p = mcpfs("skill", "save", "--shared", str(skill), root=root)
+        out[f"share_skill_{n}"] = [p.returncode, p.stderr]
+    p = mcpfs("skill", "show", "--shared", "s", "--json", root=root)
+    out["share_skill_shown"] = [p.returncode, p.stdout, p.stderr]
+    out["share_skills"] = sorted(p.name for p in (SHARE / "root" / "skills-shared").iterdir())
 
 
 def run_groups(group: Path) -> list:
@@ -81,6 +108,7 @@ def main() -> None:
     finally:
         sleeper.kill()
         sleeper.wait()
+    shared_root(out)
     print(json.dumps(out))
 
 
