@@ -289,8 +289,8 @@ static pid_t clone_child(struct jail *j, int flags)
 	};
 	pid_t pid;
 
-	if (jail_cgroup_fd(j) >= 0) {
-		ca.cgroup = (uint64_t)jail_cgroup_fd(j);
+	if (j->cg.dirfd >= 0) {
+		ca.cgroup = (uint64_t)j->cg.dirfd;
 		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 		if (pid >= 0) {
 			j->cg.born_inside = true;

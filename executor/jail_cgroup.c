@@ -380,11 +380,6 @@ int jail_cgroup_join_child(struct jail *j, char *why, size_t n)
 	return 0;
 }
 
-int jail_cgroup_fd(const struct jail *j)
-{
-	return j->cg.version == 2 ? j->cg.dirfd : -1;
-}
-
 /* v2, where the kernel could not start the child in its group (before
  * 5.7): the parent moves it. */
 int jail_cgroup_setup_parent(struct jail *j, struct err *err)

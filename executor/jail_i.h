@@ -80,10 +80,9 @@ pid_t jail_init_start(struct jail *j, char *why, size_t n);
 void jail_init_status(struct jail *j, struct jail_exit *out);
 
 /* jail_cgroup.c: a per-run group (v2 where delegated, else v1). */
-int jail_cgroup_create(struct jail *j, struct err *err);	 /* before clone */
-int jail_cgroup_join_child(struct jail *j, char *why, size_t n); /* v1: move itself in */
-int jail_cgroup_setup_parent(struct jail *j, struct err *err);	 /* v2: move the child in */
-int jail_cgroup_fd(const struct jail *j); /* v2: the group to start the child in, or -1 */
+int jail_cgroup_create(struct jail *j, struct err *err);	  /* before clone */
+int jail_cgroup_join_child(struct jail *j, char *why, size_t n);  /* v1: move itself in */
+int jail_cgroup_setup_parent(struct jail *j, struct err *err);	  /* v2: move the child in */
 int jail_cgroup_setup_child(struct jail *j, char *why, size_t n); /* a cgroup namespace */
 void jail_cgroup_close(struct jail *j);				  /* the parent's tasks_fds */
 void jail_cgroup_kill(struct jail *j);
