@@ -233,6 +233,8 @@ static int bridge_start(struct run *r, double timeout_s, struct err *err)
 	bo.ws = &r->ws;
 	bo.session = r->session;
 	bo.deadline_s = clock_now_s() + timeout_s;
+	bo.on_call = r->o->on_tool_call;
+	bo.on_call_ctx = r->o->on_tool_call_ctx;
 	r->bridge = bridge_new(r->sock, &bo, err);
 	if (!r->bridge)
 		return -1;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "../common/err.h"
+#include "bridge.h"
 
 struct hub;
 struct config;
@@ -37,6 +38,10 @@ struct run_opts {
 	bool capture;		   /* capture stdout/stderr into the result (else pass through) */
 	int stdin_fd;		   /* without capture: the code's stdin; -1: /dev/null */
 	const char *cgroup_parent; /* jail_spec.cgroup_parent ($MCPFS_CGROUP); NULL: none */
+	/* Told of each tool call the code made, as it is answered (progress);
+	 * from a bridge thread, must not block. NULL: none. */
+	bridge_call_fn on_tool_call;
+	void *on_tool_call_ctx;
 };
 
 /* A run: one execution, an object with a cancel handle, so that one process
