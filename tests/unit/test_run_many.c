@@ -45,6 +45,16 @@ struct slot {
 	pthread_t thread;
 };
 
+static atomic_int heard; /* tool calls heard through run_opts.on_tool_call */
+
+static void on_tool_call(void *ctx, const char *server, const char *tool, bool ok, double ms)
+{
+	(void)ctx;
+	(void)ms;
+	if (!strcmp(server, "faults") && !strcmp(tool, "echo") && ok)
+		heard++;
+}
+
 static void *run_main(void *arg)
 {
 	struct slot *s = arg;
@@ -120,7 +130,8 @@ static void test_many(const char *root, const struct config *cfg, struct hub *h)
 					 .timeout_s = DEADLINE_S,
 					 .capture = true,
 					 .stdin_fd = -1,
-					 .cgroup_parent = getenv("MCPFS_CGROUP")};
+					 .cgroup_parent = getenv("MCPFS_CGROUP"),
+					 .on_tool_call = on_tool_call};
 		pthread_create(&s->thread, NULL, run_main, s);
 	}
 	/* Cancel each sleeper once its code is provably running. */
@@ -177,6 +188,7 @@ static void test_many(const char *root, const struct config *cfg, struct hub *h)
 	}
 	for (i = 0; i < NRUNS; i++)
 		json_decref(slots[i].res);
+	CHECK(heard == NRUNS, "every run's tool call was heard once: %d", (int)heard);
 	CHECK(ok == NRUNS / 2 && interrupted == NRUNS / 2, "%d ran to the end, %d cancelled", ok,
 	      interrupted);
 }
