@@ -40,17 +40,17 @@ struct bridge;
 typedef void (*bridge_call_fn)(void *ctx, const char *server, const char *tool, bool ok, double ms);
 
 struct bridge_opts {
-	struct hub *hub;	/* borrowed; outlives the bridge */
-	const char *token;	/* copied; the secret every connection must present first */
-	const char *customer;	/* copied; hub_call_opts.customer, NULL: none */
-	const char *workspace;	/* copied; hub_call_opts.workspace, NULL: none */
-	const struct ws *ws;	/* borrowed; checkpoints go to its session log; NULL: refused */
-	const char *session;	/* copied; the session the checkpoints belong to */
-	double call_timeout_s;	/* per tools/call; <= 0: the server's configured timeout */
-	double deadline_s;	/* clock_now_s() by which every call ends; 0: none */
-	size_t max_result;	/* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
-	size_t max_records;	/* calls bridge_calls lists; 0: 100,000 */
-	size_t budget;	       /* bytes the run's requests and replies may hold at once; 0: 64 MiB */
+	struct hub *hub;       /* borrowed; outlives the bridge */
+	const char *token;     /* copied; the secret every connection must present first */
+	const char *customer;  /* copied; hub_call_opts.customer, NULL: none */
+	const char *workspace; /* copied; hub_call_opts.workspace, NULL: none */
+	const struct ws *ws;   /* borrowed; checkpoints go to its session log; NULL: refused */
+	const char *session;   /* copied; the session the checkpoints belong to */
+	double call_timeout_s; /* per tools/call; <= 0: the server's configured timeout */
+	double deadline_s;     /* clock_now_s() by which every call ends; 0: none */
+	size_t max_result;     /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
+	size_t max_records;    /* calls bridge_calls lists; 0: 100,000 */
+	size_t budget; /* bytes the run's requests and replies may hold at once; 0: 64 MiB */
 	bridge_call_fn on_call; /* NULL: none */
 	void *on_call_ctx;
 };

@@ -54,8 +54,8 @@ struct conn {
 	bool spin;	  /* the next request is expected soon: poll for it */
 	size_t charged;	  /* of the budget, for in */
 	atomic_bool authed;
-	double born_ms;	  /* accepted at; the watcher closes it unauthenticated */
-	bool expired;	  /* the watcher closed it; protected by b->lock */
+	double born_ms;	   /* accepted at; the watcher closes it unauthenticated */
+	bool expired;	   /* the watcher closed it; protected by b->lock */
 	uint64_t tickets;  /* parks so far; protected by b->lock */
 	uint64_t parked;   /* the park's ticket while its reader serves, else 0; b->lock */
 	unsigned refs;	   /* the read side + call jobs; protected by b->lock */
