@@ -514,6 +514,14 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 		err_set(err, EXIT_FAILED, "server '%s': %s cancelled", c->sc->name, what);
 		goto out_msg;
 	}
+	if (timed_out && !strcmp(method, "initialize")) {
+		/* The spec forbids cancelling initialize: the connection is
+		 * given up instead (client_connect closes the transport). */
+		server_log_printf(c->log, "initialize timed out after %.3g s", timeout_s);
+		err_set(err, EXIT_UNREACHABLE, "server '%s': initialize timed out after %.3g s",
+			c->sc->name, timeout_s);
+		goto out_msg;
+	}
 	if (timed_out) {
 		send_cancelled(c, p.id, "timed out");
 		server_log_printf(c->log, "%s timed out after %.3g s: sent notifications/cancelled",
@@ -736,6 +744,135 @@ json_t *client_call_tool(struct client *c, const char *tool, json_t *args, doubl
 	    c, "tools/call", params, what,
 	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S)), hooks,
 	    true, err);
+}
+
+/* Wait until @until (monotonic seconds) or until @cancel fires. Returns
+ * false when cancelled. */
+static bool pause_until(struct cancel *cancel, double until)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cond;
+	struct cancel_wait cw = {.lock = &lock, .cond = &cond};
+	struct timespec ts;
+	bool watching, fired = false;
+
+	cond_init_monotonic(&cond);
+	watching = !cancel || cancel_watch(cancel, &cw);
+	ts.tv_sec = (time_t)until;
+	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+	pthread_mutex_lock(&lock);
+	while (watching && !(fired = cancel && cancel_fired(cancel)))
+		if (pthread_cond_timedwait(&cond, &lock, &ts))
+			break;
+	pthread_mutex_unlock(&lock);
+	if (watching && cancel)
+		cancel_unwatch(cancel, &cw);
+	pthread_cond_destroy(&cond);
+	return watching && !fired;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* tasks/get, tasks/result or tasks/cancel for @id. */
+static json_t *task_request(struct client *c, const char *method, const char *id, double timeout,
+			    const struct client_call_hooks *hooks, struct err *err)
+{
+	char what[300];
+
+	snprintf(what, sizeof(what), "%s '%s'", method, id);
+	return request(c, method, json_pack("{s:s}", "taskId", id), what,
+		       timeout > 0.001 ? timeout : 0.001, hooks, true, err);
+}
+
+/* Give up on task @id: the server stops working on it. */
+static void task_cancel(struct client *c, const char *id)
+{
+	struct err e = {0};
+
+	json_decref(task_request(c, "tasks/cancel", id, 5, NULL, &e));
+	server_log_printf(c->log, "sent tasks/cancel for task %s%s%s", id, e.text[0] ? ": " : "",
+			  e.text);
+}
+
+json_t *client_call_tool_task(struct client *c, const char *tool, json_t *args, double timeout_s,
+			      const struct client_call_hooks *hooks, struct err *err)
+{
+	double timeout =
+	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S));
+	double deadline = now_s() + timeout, interval;
+	struct client_call_hooks waits = {.cancel = hooks ? hooks->cancel : NULL};
+	const char *status;
+	json_t *params, *created, *task, *result = NULL;
+	char what[300], id[256];
+	unsigned step = 0;
+
+	snprintf(what, sizeof(what), "tools/call '%s' as a task", tool);
+	params = json_pack("{s:s, s:o, s:{s:I}}", "name", tool, "arguments",
+			   args ? json_incref(args) : json_object(), "task", "ttl",
+			   (json_int_t)(timeout * 1000) + 60000);
+	if (!params) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: out of memory", c->sc->name, what);
+		return NULL;
+	}
+	created = request(c, "tools/call", params, what, timeout, &waits, true, err);
+	task = json_object_get(created, "task");
+	if (!created || !json_is_object(task))
+		return created; /* a failure, or the server ran it as a plain call */
+	snprintf(id, sizeof(id), "%s", json_string_value(json_object_get(task, "taskId")) ?: "");
+	if (!id[0]) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: a task without a taskId", c->sc->name,
+			what);
+		json_decref(created);
+		return NULL;
+	}
+	task = json_incref(task);
+	json_decref(created);
+	for (;;) {
+		status = json_string_value(json_object_get(task, "status")) ?: "";
+		if (strcmp(status, "working") && strcmp(status, "submitted"))
+			break; /* completed, failed, input_required: tasks/result has it */
+		if (hooks && hooks->progress)
+			hooks->progress(hooks->progress_ctx, ++step, -1,
+					json_string_value(json_object_get(task, "statusMessage")));
+		interval = (double)json_integer_value(json_object_get(task, "pollInterval")) / 1e3;
+		interval = interval < 0.01 ? 1.0 : interval > 5 ? 5 : interval;
+		if (!pause_until(waits.cancel,
+				 now_s() + interval < deadline ? now_s() + interval : deadline)) {
+			err_set(err, EXIT_FAILED, "server '%s': %s cancelled", c->sc->name, what);
+			goto out_cancel;
+		}
+		if (now_s() >= deadline) {
+			err_set(err, EXIT_UNREACHABLE, "server '%s': %s timed out after %.3g s",
+				c->sc->name, what, timeout);
+			goto out_cancel;
+		}
+		json_decref(task);
+		task = task_request(c, "tasks/get", id, deadline - now_s(), &waits, err);
+		if (!task)
+			goto out_cancel;
+	}
+	if (!strcmp(status, "cancelled")) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: the server cancelled task %s",
+			c->sc->name, what, id);
+		goto out;
+	}
+	/* tasks/result waits for the end, and carries the requests the task
+	 * makes meanwhile (input_required: an elicitation). */
+	result = task_request(c, "tasks/result", id, deadline - now_s(), hooks, err);
+	if (result)
+		goto out;
+out_cancel:
+	if (client_alive(c))
+		task_cancel(c, id);
+out:
+	json_decref(task);
+	return result;
 }
 
 bool client_alive(struct client *c)

@@ -829,6 +829,41 @@ void hub_unlisten(struct hub *h, int handle)
 	hub_ext_unlisten(h->ext, handle);
 }
 
+/* Whether @tool of @srv's catalog must be called as a task
+ * (execution.taskSupport "required"). Tools that merely allow it are called
+ * plainly: nothing tells in advance that a call will be long. A shared
+ * server whose catalog is not known yet (`mcpfs call` goes straight to the
+ * call) is listed first, once; a customer's instance is never started
+ * only for that: its catalog comes from the cache, when there is one. */
+static bool needs_task(struct hub *h, struct hub_server *srv, const char *tool, double deadline)
+{
+	const char *support = NULL;
+	uint64_t gen;
+	json_t *tools, *t;
+	size_t i;
+
+	if (srv->sc->scope == SCOPE_CUSTOMER) {
+		pthread_mutex_lock(&h->lock);
+		tools = json_incref(srv->tools);
+		pthread_mutex_unlock(&h->lock);
+		if (!tools)
+			tools = catalog_cache_load(srv->cache_path, srv->hash, 1e12, &gen);
+	} else {
+		tools = catalog(h, srv, deadline, NULL, NULL);
+	}
+	json_array_foreach(tools, i, t)
+	{
+		if (!strcmp(json_string_value(json_object_get(t, "name")) ?: "", tool)) {
+			support = json_string_value(
+			    json_object_get(json_object_get(t, "execution"), "taskSupport"));
+			break;
+		}
+	}
+	i = support && !strcmp(support, "required");
+	json_decref(tools);
+	return i;
+}
+
 /* tools/call on @srv, hooks aside. */
 static json_t *call_server(struct hub *h, struct hub_server *srv, const char *tool, json_t *args,
 			   const struct hub_call_opts *o, const struct client_call_hooks *hooks,
@@ -874,7 +909,9 @@ static json_t *call_server(struct hub *h, struct hub_server *srv, const char *to
 		timeout = o->deadline_s - clock_now_s();
 	if (timeout < 0.001)
 		timeout = 0.001;
-	result = client_call_tool(cn->c, tool, args, timeout, hooks, err);
+	result = needs_task(h, srv, tool, deadline)
+		     ? client_call_tool_task(cn->c, tool, args, timeout, hooks, err)
+		     : client_call_tool(cn->c, tool, args, timeout, hooks, err);
 	release(h, cn);
 	return result;
 }
