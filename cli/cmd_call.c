@@ -6,7 +6,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/clock.h"
 #include "cli.h"
 
 /* Arguments read from stdin at most. */
@@ -250,13 +249,12 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 		o.hooks.progress_ctx = label;
 	}
 	/* The first call starts the server; --repeat times the ones after it.
-	 * --timeout bounds each call, the server's start (initialize) included. */
-	o.deadline_s = o.timeout_s > 0 ? clock_now_s() + o.timeout_s : 0;
+	 * --timeout bounds the server's start (initialize) too. */
+	o.start_timeout_s = o.timeout_s;
 	result = hub_call(h, server, tool, args, &o, &e);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 1; result && i < repeat; i++) {
 		json_decref(result);
-		o.deadline_s = o.timeout_s > 0 ? clock_now_s() + o.timeout_s : 0;
 		result = hub_call(h, server, tool, args, &o, &e);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -262,10 +262,10 @@ static void sink_closed(void *ctx, const char *why)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* elicitation/create: there is no user to ask. We do not advertise the
- * capability; a server that asks anyway gets the form accepted with the
- * schema's defaults (SEP-1034) when every required field has one, and
- * declined otherwise. URL mode needs a browser: an error. */
+/* elicitation/create: there is no user to ask. Form mode is declared: the
+ * form is accepted with the schema's defaults (SEP-1034) when every
+ * required field has one, and declined otherwise. URL mode is not declared
+ * (it needs a person with a browser): invalid params. */
 static json_t *elicit(struct client *c, json_t *id, const json_t *params)
 {
 	const json_t *schema = json_object_get(params, "requestedSchema");
@@ -277,8 +277,8 @@ static json_t *elicit(struct client *c, json_t *id, const json_t *params)
 	size_t i;
 
 	if (mode && strcmp(mode, "form"))
-		return jsonrpc_error_new(id, JSONRPC_METHOD_NOT_FOUND,
-					 "mcpfs cannot elicit in this mode (no user attached)");
+		return jsonrpc_error_new(id, JSONRPC_INVALID_PARAMS,
+					 "mcpfs declared form elicitation only, not this mode");
 	content = json_object();
 	json_object_foreach((json_t *)props, key, prop)
 	{
@@ -452,6 +452,29 @@ static void send_cancelled(struct client *c, json_int_t id, const char *reason)
 	json_decref(n);
 }
 
+/* For a -32042 error (URL elicitation required): " (open URL to go on)"
+ * with the URLs it names, for the person who reads the error; else "". */
+static const char *elicitation_urls(const json_t *error, char *out, size_t n)
+{
+	const json_t *e;
+	const char *url;
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	if (json_integer_value(json_object_get(error, "code")) != -32042)
+		return out;
+	json_array_foreach(json_object_get(json_object_get(error, "data"), "elicitations"), i, e)
+	{
+		url = json_string_value(json_object_get(e, "url"));
+		if (url && len < n)
+			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? ", " : " (open ",
+						url);
+	}
+	if (len && len + 16 < n)
+		snprintf(out + len, n - len, " to go on)");
+	return out;
+}
+
 /* One request: @params stolen. Returns the new "result" member, or NULL with
  * @err. @what names the request in messages ("tools/call 'echo'"). */
 static json_t *request(struct client *c, const char *method, json_t *params, const char *what,
@@ -459,6 +482,7 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 		       struct err *err)
 {
 	struct pending p = {.hooks = hooks};
+	char urls[400];
 	struct cancel *cancel = hooks ? hooks->cancel : NULL;
 	struct cancel_wait cw = {.lock = &c->lock, .cond = &p.cond};
 	struct timespec deadline;
@@ -534,9 +558,10 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 		goto out_msg;
 	error = json_object_get(p.response, "error");
 	if (error) {
-		err_set(err, EXIT_FAILED, "server '%s': %s: JSON-RPC error %lld: %s", c->sc->name,
+		err_set(err, EXIT_FAILED, "server '%s': %s: JSON-RPC error %lld: %s%s", c->sc->name,
 			what, (long long)json_integer_value(json_object_get(error, "code")),
-			json_string_value(json_object_get(error, "message")) ?: "(no message)");
+			json_string_value(json_object_get(error, "message")) ?: "(no message)",
+			elicitation_urls(error, urls, sizeof(urls)));
 	} else if (!json_is_object(json_object_get(p.response, "result"))) {
 		err_set(err, EXIT_FAILED, "server '%s': %s: the result is not an object",
 			c->sc->name, what);
@@ -578,6 +603,25 @@ static bool version_accepted(const char *v)
 	return false;
 }
 
+/* logging/setLevel with the config's "logLevel", when the server logs.
+ * Its messages (notifications/message) go to the server's log. A server
+ * that refuses costs a line in that log, not the connection. */
+static void set_log_level(struct client *c, json_t *init)
+{
+	struct err e = {0};
+	json_t *r;
+
+	if (!c->sc->log_level ||
+	    !json_object_get(json_object_get(init, "capabilities"), "logging"))
+		return;
+	r = request(c, "logging/setLevel", json_pack("{s:s}", "level", c->sc->log_level),
+		    "logging/setLevel", timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S),
+		    NULL, false, &e);
+	server_log_printf(c->log, "logging/setLevel %s: %s", c->sc->log_level,
+			  r ? "ok" : e.text);
+	json_decref(r);
+}
+
 static int handshake(struct client *c, struct err *err)
 {
 	json_t *params, *caps, *result, *note;
@@ -589,6 +633,9 @@ static int handshake(struct client *c, struct err *err)
 	 * its command-line folders with the client's roots. */
 	if (caps && c->sc->nroots)
 		json_object_set_new(caps, "roots", json_pack("{s:b}", "listChanged", 0));
+	/* Forms are answered (elicit below); URLs need a person with a browser. */
+	if (caps)
+		json_object_set_new(caps, "elicitation", json_pack("{s:{}}", "form"));
 	params = json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion", protocol_versions[0],
 			   "capabilities", caps, "clientInfo", "name", "mcpfs", "version",
 			   CLIENT_VERSION);
@@ -621,6 +668,7 @@ static int handshake(struct client *c, struct err *err)
 	    json_string_value(json_object_get(json_object_get(result, "serverInfo"), "version"))
 		?: "?");
 	c->ops->ready(c->t, version);
+	set_log_level(c, result);
 	rc = 0;
 out_result:
 	json_decref(result);
