@@ -611,14 +611,12 @@ static void set_log_level(struct client *c, json_t *init)
 	struct err e = {0};
 	json_t *r;
 
-	if (!c->sc->log_level ||
-	    !json_object_get(json_object_get(init, "capabilities"), "logging"))
+	if (!c->sc->log_level || !json_object_get(json_object_get(init, "capabilities"), "logging"))
 		return;
 	r = request(c, "logging/setLevel", json_pack("{s:s}", "level", c->sc->log_level),
 		    "logging/setLevel", timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S),
 		    NULL, false, &e);
-	server_log_printf(c->log, "logging/setLevel %s: %s", c->sc->log_level,
-			  r ? "ok" : e.text);
+	server_log_printf(c->log, "logging/setLevel %s: %s", c->sc->log_level, r ? "ok" : e.text);
 	json_decref(r);
 }
 

@@ -285,7 +285,7 @@ static bool name_valid(const char *name)
 }
 
 /* One entry of "mcpServers" or "servers". */
-const char *const config_log_levels[] = {"debug",    "info",  "notice", "warning", "error",
+const char *const config_log_levels[] = {"debug",    "info",  "notice",	   "warning", "error",
 					 "critical", "alert", "emergency", NULL};
 
 /* "logLevel": one of the spec's levels, kept as the table's own string. */
