@@ -110,3 +110,16 @@ def test_bad_log_level_is_one_line(mcpfs):
     mcpfs.write_config({"everything": {**everything_stdio(), "logLevel": "loud"}})
     p = mcpfs.run("servers", timeout=60)
     assert p.returncode == 2 and "logLevel" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+
+
+def test_url_elicitation_refused_and_url_shown(mcpfs):
+    from conftest import sdk_server
+    mcpfs.write_config({"f": sdk_server("sdk_faults.mjs")})
+    # URL mode is not declared: the server's request gets -32602.
+    p = mcpfs.run("call", "f", "elicit", '{"url": true}', timeout=120, check=0)
+    assert "url elicitation refused: -32602" in p.stdout, p.stdout
+    # A -32042 error names the URL the person must open.
+    p = mcpfs.run("call", "f", "needs_url", "{}", timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert "open https://consent.example.test/e2 to go on" in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1
