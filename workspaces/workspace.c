@@ -126,7 +126,7 @@ static int open_ws(const char *root, const char *customer, bool create,
 	struct ws w;
 	int cfd, rc;
 
-	if (!ws_id_valid(customer, "customer", err))
+	if (!id_valid(customer, "customer", err))
 		return -1;
 	memset(&w, 0, sizeof(w));
 	if (fill_paths(root, customer, &w, err) < 0)
@@ -253,7 +253,7 @@ json_t *ws_list(const char *root, struct err *err)
 		return NULL;
 	}
 	while ((d = readdir(dir)))
-		if (d->d_type == DT_DIR && ws_id_valid(d->d_name, "customer", NULL))
+		if (d->d_type == DT_DIR && id_valid(d->d_name, "customer", NULL))
 			json_array_append_new(arr, json_string(d->d_name));
 	closedir(dir);
 	if (jsonx_array_sort(arr, cmp_str) < 0) {

@@ -49,11 +49,11 @@ static void test_ids(void)
 
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		err_clear(&e);
-		CHECK(ws_id_valid(ids[i].id, "customer", &e) == ids[i].ok, "id '%s'", ids[i].id);
+		CHECK(id_valid(ids[i].id, "customer", &e) == ids[i].ok, "id '%s'", ids[i].id);
 		CHECK(ids[i].ok || (e.status == EXIT_USAGE && !strchr(e.text, '\n')),
 		      "id '%s' error text", ids[i].id);
 	}
-	CHECK(!ws_id_valid(NULL, "customer", &e), "NULL id");
+	CHECK(!id_valid(NULL, "customer", &e), "NULL id");
 }
 
 static void test_symlinks(void)
