@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,22 +47,6 @@ static time_t parse_iso(const char *s)
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	return timegm(&tm);
-}
-
-int session_id_new(char *out, size_t n)
-{
-	unsigned char r[8];
-	struct tm tm;
-	time_t t = time(NULL);
-
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
-		return -EIO;
-	gmtime_r(&t, &tm);
-	if (snprintf(out, n, "%04d%02d%02dT%02d%02d%02dZ-%02x%02x%02x%02x%02x%02x%02x%02x",
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		     r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) >= (int)n)
-		return -ENAMETOOLONG;
-	return 0;
 }
 
 static int sessions_dir(const struct ws *ws, struct err *err)
