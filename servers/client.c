@@ -67,8 +67,6 @@ struct client {
 	/* Re-initialization after -ESTALE: one at a time, once per lost session. */
 	pthread_mutex_t reinit_lock;
 	unsigned session; /* protected by reinit_lock */
-
-	char protocol_version[32]; /* set by the handshake */
 };
 
 static const struct transport_ops *ops_for(enum server_transport tr)
@@ -650,7 +648,6 @@ static int handshake(struct client *c, struct err *err)
 			c->sc->name, version ? version : "(none)");
 		goto out_result;
 	}
-	snprintf(c->protocol_version, sizeof(c->protocol_version), "%s", version);
 	note = jsonrpc_notification_new("notifications/initialized", NULL);
 	if (!note || send_msg(c, note, false, err) < 0) {
 		if (!note)
@@ -929,11 +926,6 @@ bool client_alive(struct client *c)
 	alive = c->alive;
 	pthread_mutex_unlock(&c->lock);
 	return alive;
-}
-
-const char *client_protocol_version(struct client *c)
-{
-	return c->protocol_version;
 }
 
 void client_abort(struct client *c, const char *why)

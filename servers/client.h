@@ -74,8 +74,6 @@ json_t *client_call_tool_task(struct client *c, const char *tool, json_t *args, 
 			      const struct client_call_hooks *hooks, struct err *err);
 
 bool client_alive(struct client *c);
-/* The negotiated protocol version, the serverInfo name; borrowed, valid while connected. */
-const char *client_protocol_version(struct client *c);
 
 /* Mark the connection dead and fail every pending request at once with @why
  * (shutdown), without freeing it: requests in other threads return. */
