@@ -6,6 +6,7 @@ device of it is left behind (a leak fails the test)."""
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,11 @@ def ws(mcpfs):
     for m in reversed(left):
         subprocess.run(["umount", "-l", m])
     assert not left, f"mounts left behind: {left}"
-    assert not loops_of(mcpfs.root), f"loop devices left behind: {loops_of(mcpfs.root)}"
+    # A lazily unmounted image's loop device detaches a moment later.
+    deadline = time.monotonic() + 60
+    while (loops := loops_of(mcpfs.root)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not loops, f"loop devices left behind: {loops}"
 
 
 def exec_ready(m) -> str:
