@@ -1,0 +1,116 @@
+/* The index over a hub's servers, kept current. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../servers/hub.h"
+#include "search.h"
+
+struct live_server {
+	uint64_t generation; /* of the catalog indexed; 0: none yet */
+	bool tried;	     /* hub_tools was asked at least once */
+};
+
+struct search_hub {
+	struct hub *hub;
+	struct search_index *ix;
+	pthread_mutex_t lock; /* guards servers[] (one refresh at a time) */
+	struct live_server *servers; /* one per hub server, hub order */
+	size_t n;
+};
+
+struct search_hub *search_hub_new(struct hub *h)
+{
+	struct search_hub *sh = calloc(1, sizeof(*sh));
+
+	if (!sh)
+		return NULL;
+	sh->hub = h;
+	sh->n = hub_count(h);
+	sh->servers = calloc(sh->n ? sh->n : 1, sizeof(*sh->servers));
+	sh->ix = search_index_new(0);
+	if (!sh->servers || !sh->ix || pthread_mutex_init(&sh->lock, NULL)) {
+		search_index_free(sh->ix);
+		free(sh->servers);
+		free(sh);
+		return NULL;
+	}
+	return sh;
+}
+
+void search_hub_free(struct search_hub *sh)
+{
+	if (!sh)
+		return;
+	search_index_free(sh->ix);
+	free(sh->servers);
+	pthread_mutex_destroy(&sh->lock);
+	free(sh);
+}
+
+/* Re-read every server whose catalog is newer than the one indexed; a
+ * server that failed before is asked again only once its state says it
+ * is back. The names of servers left out go to @skipped. */
+static int refresh(struct search_hub *sh, json_t *skipped, struct err *err)
+{
+	struct hub_server_info in;
+	struct err e = {0};
+	uint64_t gen;
+	json_t *tools;
+	size_t i;
+
+	for (i = 0; i < sh->n; i++) {
+		const char *name = hub_name(sh->hub, i);
+		struct live_server *s = &sh->servers[i];
+
+		hub_info(sh->hub, name, &in);
+		if (s->tried && (in.generation == s->generation || in.state == HUB_FAILED)) {
+			if (!s->generation)
+				json_array_append_new(skipped, json_string(name));
+			continue;
+		}
+		s->tried = true;
+		gen = 0;
+		err_clear(&e);
+		tools = hub_tools(sh->hub, name, &gen, &e);
+		if (!tools) {
+			json_array_append_new(skipped, json_string(name));
+			if (s->generation) {
+				s->generation = 0;
+				search_index_set(sh->ix, name, NULL);
+			}
+			continue;
+		}
+		if (search_index_set(sh->ix, name, tools)) {
+			json_decref(tools);
+			return err_set(err, EXIT_FAILED, "search: out of memory");
+		}
+		json_decref(tools);
+		s->generation = gen ? gen : 1;
+	}
+	return 0;
+}
+
+json_t *search_hub_query(struct search_hub *sh, const char *query, const struct search_opts *o,
+			 struct err *err)
+{
+	json_t *skipped, *out = NULL;
+
+	if (search_query_check(query, err))
+		return NULL;
+	skipped = json_array();
+	if (!skipped) {
+		err_set(err, EXIT_FAILED, "search: out of memory");
+		return NULL;
+	}
+	pthread_mutex_lock(&sh->lock);
+	if (!refresh(sh, skipped, err))
+		out = search_query(sh->ix, query, o, err);
+	pthread_mutex_unlock(&sh->lock);
+	if (out && json_array_size(skipped) && json_object_set(out, "skipped", skipped)) {
+		json_decref(out);
+		out = NULL;
+		err_set(err, EXIT_FAILED, "search: out of memory");
+	}
+	json_decref(skipped);
+	return out;
+}
