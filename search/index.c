@@ -25,9 +25,13 @@ static const float field_b[NFIELDS] = {0.3f, 0.3f, 0.5f, 0.75f, 0.75f, 0.5f, 0.7
 #define SYNONYM_WEIGHT 0.4f
 /* A query term no tool has (a person's name, a place) counts this share of
  * the weight of a term that is in the vocabulary but rare. */
-#define UNKNOWN_SHARE 0.35f
+#define UNKNOWN_SHARE 0.6f
 /* A result must have matched this share of the query's weight. */
-#define CONF_MIN 0.45f
+#define CONF_MIN 0.25f
+/* A query term found only past the description's first sentence (or in
+ * parameters) counts this share towards the floor: tools that mention a
+ * word in passing are no answer to a query about it. */
+#define WEAK_STRENGTH 0.6f
 #define QUERY_TERMS_MAX 64
 
 /* One term of one doc while the doc is indexed. */
@@ -219,7 +223,7 @@ static int cmp_occ(const void *a, const void *b)
 	return (x->field > y->field) - (x->field < y->field);
 }
 
-static int posting_add(struct search_term *t, uint32_t doc, float tf)
+static int posting_add(struct search_term *t, uint32_t doc, float tf, float strength)
 {
 	struct search_posting *p;
 
@@ -231,6 +235,7 @@ static int posting_add(struct search_term *t, uint32_t doc, float tf)
 		t->cap = t->cap ? t->cap * 2 : 4;
 	}
 	t->p[t->n].doc = doc;
+	t->p[t->n].strength = strength;
 	t->p[t->n++].tf = tf;
 	return 0;
 }
@@ -240,18 +245,22 @@ static int post_doc(struct builder *b, uint32_t doc, const float *avg)
 {
 	const unsigned weights = b->ix->features & SEARCH_F_WEIGHTS;
 	size_t i = 0, j;
-	float tf, norm;
+	float tf, norm, strength;
 
 	qsort(b->occ, b->nocc, sizeof(*b->occ), cmp_occ);
 	while (i < b->nocc) {
 		tf = 0;
+		strength = WEAK_STRENGTH;
 		for (j = i; j < b->nocc && b->occ[j].term == b->occ[i].term; j++) {
 			int f = b->occ[j].field;
+
+			if (f == F_NAME || f == F_TITLE || f == F_FIRST)
+				strength = 1;
 
 			norm = 1 - field_b[f] + field_b[f] * (float)b->flen[f] / avg[f];
 			tf += (weights ? field_weight[f] : 1.0f) / norm;
 		}
-		if (posting_add(&b->ix->terms[b->occ[i].term], doc, tf))
+		if (posting_add(&b->ix->terms[b->occ[i].term], doc, tf, strength))
 			return -ENOMEM;
 		i = j;
 	}
@@ -435,7 +444,7 @@ static void score_term(struct query *q, const struct search_term *t, float w)
 		ix->score[d] += w * t->idf * tf * (K1 + 1) / (tf + K1);
 		if (ix->stamp[d] != mark) {
 			ix->stamp[d] = mark;
-			ix->mass[d] += w * q->t[q->cur].idf;
+			ix->mass[d] += w * t->p[i].strength * q->t[q->cur].idf;
 		}
 	}
 }

@@ -26,7 +26,8 @@ struct search_doc {
 
 struct search_posting {
 	uint32_t doc;
-	float tf; /* the field-weighted, length-normalised term frequency */
+	float tf;	/* the field-weighted, length-normalised term frequency */
+	float strength; /* 1 when in the name, title or first sentence, else less */
 };
 
 struct search_term {
