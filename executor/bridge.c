@@ -33,6 +33,7 @@
 
 #include "../common/cancel.h"
 #include "../common/clock.h"
+#include "../search/search.h"
 #include "../servers/hub.h"
 #include "../workspaces/session.h"
 
@@ -123,6 +124,7 @@ struct bridge {
 	json_t *by_tool; /* new array: every call, summed per (server, tool) */
 	json_t *by_name; /* new object: server -> tool -> its by_tool entry */
 	size_t ncalls;
+	struct search_hub *search; /* made on the first tools/search */
 };
 
 /* A request being served: where its reply goes. */
@@ -304,8 +306,43 @@ static json_t *m_checkpoint_get(struct bridge *b, struct request *rq, json_t *pa
 	return session_checkpoint_get(b->ws, b->session, err);
 }
 
+static json_t *m_tools_search(struct bridge *b, struct request *rq, json_t *params, int *code,
+			      struct err *err)
+{
+	struct search_opts o = {.detail = SEARCH_DETAIL_SUMMARY};
+	const char *query = plain_string(params, "query");
+	const char *detail = plain_string(params, "detail");
+	json_t *limit = json_object_get(params, "limit");
+	struct search_hub *sh;
+
+	(void)rq;
+	*code = RPC_PARAMS;
+	if (!query || (detail && search_detail_parse(detail, &o.detail)) ||
+	    (limit && (!json_is_integer(limit) || json_integer_value(limit) < 1 ||
+		       json_integer_value(limit) > SEARCH_LIMIT_MAX))) {
+		err_set(err, EXIT_USAGE,
+			"tools/search needs a string query, detail name|summary|full, limit 1-%d",
+			SEARCH_LIMIT_MAX);
+		return NULL;
+	}
+	o.limit = limit ? (size_t)json_integer_value(limit) : 0;
+	o.regex = json_is_true(json_object_get(params, "regex"));
+	*code = RPC_FAILED;
+	pthread_mutex_lock(&b->lock);
+	if (!b->search && b->hub)
+		b->search = search_hub_new(b->hub);
+	sh = b->search;
+	pthread_mutex_unlock(&b->lock);
+	if (!sh) {
+		err_set(err, EXIT_FAILED, b->hub ? "search: out of memory" : "no servers to search");
+		return NULL;
+	}
+	return search_hub_query(sh, query, &o, err);
+}
+
 static const struct method methods[] = {
     {"tools/call", m_tools_call},
+    {"tools/search", m_tools_search},
     {"checkpoint/set", m_checkpoint_set},
     {"checkpoint/get", m_checkpoint_get},
 };
@@ -1119,6 +1156,7 @@ void bridge_free(struct bridge *b)
 	if (!b)
 		return;
 	bridge_stop(b);
+	search_hub_free(b->search);
 	close(b->epfd);
 	close(b->stop_pipe[0]);
 	close(b->stop_pipe[1]);

@@ -7,6 +7,9 @@
  * answered {"result":{}} or an error, after which the server closes. Then:
  *   tools/call       {"server": <configured name>, "name": <MCP tool name>,
  *                     "arguments": {...}}  -> the MCP CallToolResult
+ *   tools/search     {"query": s, "detail": "name"|"summary"|"full",
+ *                     "limit": n, "regex": bool} -> {"results": [...],
+ *                     "hint"?} as search_query (search/search.h)
  *   checkpoint/set   {"step": n, "last_task": s, "context": {...}} -> {}
  *   checkpoint/get   {} -> the checkpoint object, or null
  * Several requests may be in flight on one connection; replies carry their

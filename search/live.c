@@ -1,4 +1,5 @@
 /* The index over a hub's servers, kept current. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 struct live_server {
 	uint64_t generation; /* of the catalog indexed; 0: none yet */
 	bool tried;	     /* hub_tools was asked at least once */
+	atomic_bool changed; /* set by the listener: re-read on the next query */
 };
 
 struct search_hub {
@@ -16,7 +18,21 @@ struct search_hub {
 	pthread_mutex_t lock; /* guards servers[] (one refresh at a time) */
 	struct live_server *servers; /* one per hub server, hub order */
 	size_t n;
+	int listener; /* hub_listen handle, or <= 0 */
 };
+
+/* The hub's catalog listener: only marks the server, so it never blocks a
+ * hub thread; the next query re-reads it. */
+static void on_changed(void *ctx, const char *server, uint64_t generation)
+{
+	struct search_hub *sh = ctx;
+	size_t i;
+
+	(void)generation;
+	for (i = 0; i < sh->n; i++)
+		if (!strcmp(hub_name(sh->hub, i), server))
+			atomic_store(&sh->servers[i].changed, true);
+}
 
 struct search_hub *search_hub_new(struct hub *h)
 {
@@ -34,6 +50,11 @@ struct search_hub *search_hub_new(struct hub *h)
 		free(sh);
 		return NULL;
 	}
+	sh->listener = hub_listen(h, &(struct hub_listener){on_changed, sh});
+	if (sh->listener <= 0) {
+		search_hub_free(sh);
+		return NULL;
+	}
 	return sh;
 }
 
@@ -41,18 +62,19 @@ void search_hub_free(struct search_hub *sh)
 {
 	if (!sh)
 		return;
+	if (sh->listener > 0)
+		hub_unlisten(sh->hub, sh->listener);
 	search_index_free(sh->ix);
 	free(sh->servers);
 	pthread_mutex_destroy(&sh->lock);
 	free(sh);
 }
 
-/* Re-read every server whose catalog is newer than the one indexed; a
- * server that failed before is asked again only once its state says it
- * is back. The names of servers left out go to @skipped. */
+/* Read every server not read yet, and every one the listener marked; a
+ * server that could not be had is asked again only once its catalog
+ * changes (it came back). The names of servers left out go to @skipped. */
 static int refresh(struct search_hub *sh, json_t *skipped, struct err *err)
 {
-	struct hub_server_info in;
 	struct err e = {0};
 	uint64_t gen;
 	json_t *tools;
@@ -62,8 +84,7 @@ static int refresh(struct search_hub *sh, json_t *skipped, struct err *err)
 		const char *name = hub_name(sh->hub, i);
 		struct live_server *s = &sh->servers[i];
 
-		hub_info(sh->hub, name, &in);
-		if (s->tried && (in.generation == s->generation || in.state == HUB_FAILED)) {
+		if (s->tried && !atomic_exchange(&s->changed, false)) {
 			if (!s->generation)
 				json_array_append_new(skipped, json_string(name));
 			continue;
@@ -82,6 +103,7 @@ static int refresh(struct search_hub *sh, json_t *skipped, struct err *err)
 		}
 		if (search_index_set(sh->ix, name, tools)) {
 			json_decref(tools);
+			atomic_store(&s->changed, true);
 			return err_set(err, EXIT_FAILED, "search: out of memory");
 		}
 		json_decref(tools);
