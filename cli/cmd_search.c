@@ -138,9 +138,13 @@ int cmd_search(struct cli *cli, int argc, char **argv)
 			  json_string_value(v));
 	if (json_object_get(res, "hint"))
 		cli_error("search: %s", json_string_value(json_object_get(res, "hint")));
-	if (as_json)
-		rc = cli_print_json(json_incref(json_object_get(res, "results")));
-	else
+	if (as_json) {
+		/* Scores are rounded to hundredths: print them so. */
+		if (json_dumpf(json_object_get(res, "results"), stdout,
+			       JSON_INDENT(2) | JSON_REAL_PRECISION(6)) ||
+		    putchar('\n') == EOF)
+			rc = EXIT_FAILED;
+	} else
 		print_text(json_object_get(res, "results"), so.detail);
 out:
 	fflush(stdout);
