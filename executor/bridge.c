@@ -124,7 +124,7 @@ struct bridge {
 	json_t *by_tool; /* new array: every call, summed per (server, tool) */
 	json_t *by_name; /* new object: server -> tool -> its by_tool entry */
 	size_t ncalls;
-	struct search_hub *search; /* made on the first tools/search */
+	const struct search_source *search; /* borrowed; NULL: tools/search refused */
 };
 
 /* A request being served: where its reply goes. */
@@ -313,8 +313,6 @@ static json_t *m_tools_search(struct bridge *b, struct request *rq, json_t *para
 	const char *query = plain_string(params, "query");
 	const char *detail = plain_string(params, "detail");
 	json_t *limit = json_object_get(params, "limit");
-	struct search_hub *sh;
-
 	(void)rq;
 	*code = RPC_PARAMS;
 	if (!query || (detail && search_detail_parse(detail, &o.detail)) ||
@@ -328,16 +326,11 @@ static json_t *m_tools_search(struct bridge *b, struct request *rq, json_t *para
 	o.limit = limit ? (size_t)json_integer_value(limit) : 0;
 	o.regex = json_is_true(json_object_get(params, "regex"));
 	*code = RPC_FAILED;
-	pthread_mutex_lock(&b->lock);
-	if (!b->search && b->hub)
-		b->search = search_hub_new(b->hub);
-	sh = b->search;
-	pthread_mutex_unlock(&b->lock);
-	if (!sh) {
-		err_set(err, EXIT_FAILED, b->hub ? "search: out of memory" : "no servers to search");
+	if (!b->search) {
+		err_set(err, EXIT_USAGE, "tool search is not offered here");
 		return NULL;
 	}
-	return search_hub_query(sh, query, &o, err);
+	return b->search->query(b->search->ctx, query, &o, err);
 }
 
 static const struct method methods[] = {
@@ -1018,6 +1011,7 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 	b->lfd = b->epfd = b->stop_pipe[0] = b->stop_pipe[1] = -1;
 	b->next_id = WATCH_STOP + 1;
 	b->hub = o->hub;
+	b->search = o->search;
 	b->ws = o->ws;
 	b->call_timeout_s = o->call_timeout_s;
 	b->deadline_s = o->deadline_s;
@@ -1156,7 +1150,6 @@ void bridge_free(struct bridge *b)
 	if (!b)
 		return;
 	bridge_stop(b);
-	search_hub_free(b->search);
 	close(b->epfd);
 	close(b->stop_pipe[0]);
 	close(b->stop_pipe[1]);

@@ -28,6 +28,7 @@
 #include "../common/err.h"
 
 struct hub;
+struct search_source;
 struct ws;
 struct bridge;
 
@@ -42,6 +43,7 @@ struct bridge_opts {
 	double deadline_s;     /* clock_now_s() by which every call ends; 0: none */
 	size_t max_result;     /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
 	size_t max_records;    /* calls bridge_calls lists; 0: 100,000 */
+	const struct search_source *search; /* borrowed; answers tools/search; NULL: refused */
 };
 
 /* Listen on @path (a stale socket there is replaced; mode 0600) and serve in

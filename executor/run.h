@@ -11,6 +11,7 @@
 #include "../common/err.h"
 
 struct hub;
+struct search_source;
 struct config;
 
 /* The longest wall-clock limit a run may ask for. */
@@ -25,6 +26,7 @@ struct run_opts {
 	const char *root;	  /* the data root; borrowed */
 	const struct config *cfg; /* borrowed; its server names make the tree */
 	struct hub *hub;	  /* borrowed; serves the bridge */
+	const struct search_source *search; /* borrowed; the bridge's tools/search; NULL: none */
 	const char *customer;	  /* NULL: "default" */
 	const char *session;	  /* NULL: a new id */
 	const char *description;  /* for the task record; NULL: none */

@@ -136,3 +136,14 @@ json_t *search_hub_query(struct search_hub *sh, const char *query, const struct 
 	json_decref(skipped);
 	return out;
 }
+
+static json_t *source_query(void *ctx, const char *query, const struct search_opts *o,
+			    struct err *err)
+{
+	return search_hub_query(ctx, query, o, err);
+}
+
+struct search_source search_hub_source(struct search_hub *sh)
+{
+	return (struct search_source){source_query, sh};
+}

@@ -86,6 +86,14 @@ int search_query_check(const char *query, struct err *err);
 /* Parse "name" / "summary" / "full". Returns 0, or -1 for anything else. */
 int search_detail_parse(const char *s, enum search_detail *out);
 
+/* A search to hand to code that must not link the hub (the bridge): the
+ * query function and its context. */
+struct search_source {
+	json_t *(*query)(void *ctx, const char *query, const struct search_opts *o,
+			 struct err *err);
+	void *ctx;
+};
+
 /* An index kept current over a hub: built on the first query from
  * hub_tools (the on-disk catalog cache where the hub allows it), and a
  * server re-read after its catalog changed (a hub catalog listener). A
@@ -98,5 +106,7 @@ void search_hub_free(struct search_hub *sh); /* stops listening; accepts NULL */
 /* search_query over the hub's tools, current as of the call. */
 json_t *search_hub_query(struct search_hub *sh, const char *query, const struct search_opts *o,
 			 struct err *err);
+/* @sh as a search_source (borrowed: valid while @sh is). */
+struct search_source search_hub_source(struct search_hub *sh);
 
 #endif
