@@ -18,11 +18,16 @@ enum field { F_SERVER, F_NAME, F_TITLE, F_FIRST, F_REST, F_PNAME, F_PDESC, NFIEL
 
 /* Weights with SEARCH_F_WEIGHTS, and length normalisation (b) per field:
  * names are short and their length says little. */
-static const float field_weight[NFIELDS] = {1.0f, 3.0f, 2.0f, 2.0f, 1.0f, 1.0f, 0.5f};
+static const float field_weight[NFIELDS] = {1.0f, 3.0f, 2.0f, 2.0f, 0.5f, 1.0f, 0.5f};
 static const float field_b[NFIELDS] = {0.3f, 0.3f, 0.5f, 0.75f, 0.75f, 0.5f, 0.75f};
 
 #define K1 1.2f
 #define SYNONYM_WEIGHT 0.4f
+#define PREFIX_MIN 4
+#define PREFIX_TERMS_MAX 8
+#define PREFIX_WEIGHT 0.6f
+#define WORDNET_WEIGHT 0.3f
+#define WORDNET_SENSES 2u
 /* A query term no tool has (a person's name, a place) counts this share of
  * the weight of a term that is in the vocabulary but rare. */
 #define UNKNOWN_SHARE 0.6f
@@ -277,19 +282,32 @@ static void index_clear(struct search_index *ix)
 	}
 	free(ix->terms);
 	free(ix->table);
+	free(ix->sorted);
 	free(ix->docs);
 	free(ix->score);
 	free(ix->mass);
+	free(ix->nmatch);
 	free(ix->stamp);
 	free(ix->touched);
 	cg_root_free(ix->root);
 	ix->terms = NULL;
 	ix->table = NULL;
+	ix->sorted = NULL;
 	ix->docs = NULL;
 	ix->score = ix->mass = NULL;
+	ix->nmatch = NULL;
 	ix->stamp = ix->touched = NULL;
 	ix->root = NULL;
 	ix->nterms = ix->terms_cap = ix->table_size = ix->ndocs = ix->ntouched = 0;
+}
+
+/* qsort has no context argument; builds run under the index lock, and
+ * only one index sorts at a time under this one. */
+static _Thread_local const struct search_term *sorting_terms;
+
+static int cmp_term(const void *a, const void *b)
+{
+	return strcmp(sorting_terms[*(const uint32_t *)a].s, sorting_terms[*(const uint32_t *)b].s);
 }
 
 static int cmp_doc(const void *a, const void *b)
@@ -325,6 +343,22 @@ static int collect_docs(struct search_index *ix)
 		}
 	}
 	qsort(ix->docs, ix->ndocs, sizeof(*ix->docs), cmp_doc);
+	return 0;
+}
+
+/* The terms in byte order, for prefix lookups. */
+static int sort_terms(struct search_index *ix)
+{
+	size_t i;
+
+	ix->sorted = malloc((ix->nterms ? ix->nterms : 1) * sizeof(*ix->sorted));
+	if (!ix->sorted)
+		return -ENOMEM;
+	for (i = 0; i < ix->nterms; i++)
+		ix->sorted[i] = (uint32_t)i;
+	sorting_terms = ix->terms;
+	qsort(ix->sorted, ix->nterms, sizeof(*ix->sorted), cmp_term);
+	sorting_terms = NULL;
 	return 0;
 }
 
@@ -370,6 +404,8 @@ int search_build(struct search_index *ix)
 		if (b.oom || post_doc(&b, (uint32_t)i, avg))
 			goto out;
 	}
+	if (sort_terms(ix))
+		goto out;
 	for (i = 0; i < ix->nterms; i++) {
 		float df = (float)ix->terms[i].n, n = (float)ix->ndocs;
 
@@ -377,9 +413,10 @@ int search_build(struct search_index *ix)
 	}
 	ix->score = calloc(ix->ndocs + 1, sizeof(*ix->score));
 	ix->mass = calloc(ix->ndocs + 1, sizeof(*ix->mass));
+	ix->nmatch = calloc(ix->ndocs + 1, sizeof(*ix->nmatch));
 	ix->stamp = calloc(ix->ndocs + 1, sizeof(*ix->stamp));
 	ix->touched = calloc(ix->ndocs + 1, sizeof(*ix->touched));
-	if (!ix->score || !ix->mass || !ix->stamp || !ix->touched)
+	if (!ix->score || !ix->mass || !ix->nmatch || !ix->stamp || !ix->touched)
 		goto out;
 	ix->epoch = 0;
 	ix->dirty = false;
@@ -394,31 +431,47 @@ out:
 /* --- the query --- */
 
 struct qterm {
-	char s[SEARCH_TERM_MAX + 1];
-	long term;   /* index, or -1 when no tool has it */
-	float idf;   /* its weight in the query's total */
+	char word[SEARCH_TERM_MAX + 1]; /* as written (lowercase), for WordNet */
+	char s[SEARCH_TERM_MAX + 1];	/* the term */
+	long term;			/* index, or -1 when no tool has it */
+	float idf;			/* its weight in the query's total */
 };
+
+/* A term scored on behalf of a query term: a synonym. */
+struct expansion {
+	long term;
+	float w;
+};
+
+#define EXPANSIONS_MAX 64
 
 struct query {
 	struct search_index *ix;
 	struct qterm t[QUERY_TERMS_MAX];
 	size_t n;
-	float total;	  /* sum of the terms' weights */
-	size_t cur;	  /* the term whose synonyms are being scored */
+	float total; /* sum of the terms' weights */
+	size_t cur;  /* the term whose expansions are being gathered */
+	struct expansion x[EXPANSIONS_MAX];
+	size_t nx;
 };
 
-static int on_qterm(void *ctx, const char *term, size_t len)
+static int on_qterm(void *ctx, const char *word, size_t len)
 {
 	struct query *q = ctx;
-	size_t i;
+	char term[SEARCH_TERM_MAX + 1];
+	size_t i, tlen = len;
 
+	memcpy(term, word, len + 1);
+	if (q->ix->features & SEARCH_F_STEM)
+		tlen = search_stem(term, len);
 	for (i = 0; i < q->n; i++)
 		if (!strcmp(q->t[i].s, term))
 			return 0;
 	if (q->n == QUERY_TERMS_MAX)
 		return 1;
-	memcpy(q->t[q->n].s, term, len + 1);
-	q->t[q->n].term = term_find(q->ix, term, len, hash_str(term, len));
+	memcpy(q->t[q->n].word, word, len + 1);
+	memcpy(q->t[q->n].s, term, tlen + 1);
+	q->t[q->n].term = term_find(q->ix, term, tlen, hash_str(term, tlen));
 	q->n++;
 	return 0;
 }
@@ -430,7 +483,8 @@ static void touch(struct search_index *ix, uint32_t d)
 }
 
 /* Score the postings of term @t at weight @w; credit the query term being
- * scored (q->cur) once per doc. */
+ * scored (q->cur) once per doc, by the first of its terms to reach it (the
+ * term itself comes first). */
 static void score_term(struct query *q, const struct search_term *t, float w)
 {
 	struct search_index *ix = q->ix;
@@ -445,22 +499,100 @@ static void score_term(struct query *q, const struct search_term *t, float w)
 		if (ix->stamp[d] != mark) {
 			ix->stamp[d] = mark;
 			ix->mass[d] += w * t->p[i].strength * q->t[q->cur].idf;
+			ix->nmatch[d]++;
 		}
 	}
 }
 
-static void on_synonym(void *ctx, const char *syn)
+/* Add @term (stemmed as the index is) at weight @w to the current query
+ * term's expansions, unless the query has it or it is there already. */
+static void expand(struct query *q, const char *term, size_t len, float w)
 {
-	struct query *q = ctx;
-	size_t len = strlen(syn), i;
-	long t = term_find(q->ix, syn, len, hash_str(syn, len));
+	long t = term_find(q->ix, term, len, hash_str(term, len));
+	size_t i;
 
 	if (t < 0)
 		return;
 	for (i = 0; i < q->n; i++)
 		if (q->t[i].term == t)
 			return; /* in the query itself: scored at full weight */
-	score_term(q, &q->ix->terms[t], SYNONYM_WEIGHT);
+	for (i = 0; i < q->nx; i++) {
+		if (q->x[i].term == t) {
+			if (q->x[i].w < w)
+				q->x[i].w = w;
+			return;
+		}
+	}
+	if (q->nx < EXPANSIONS_MAX)
+		q->x[q->nx++] = (struct expansion){t, w};
+}
+
+/* A word no tool has may begin one that some tool has ("mongo" of
+ * "mongodb", "config" of "configmap"): those stand in for it. */
+static void expand_prefix(struct query *q, const char *word)
+{
+	const struct search_index *ix = q->ix;
+	size_t len = strlen(word), lo = 0, hi = ix->nterms, mid, k;
+
+	if (len < PREFIX_MIN)
+		return;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(ix->terms[ix->sorted[mid]].s, word) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0; lo < ix->nterms && k < PREFIX_TERMS_MAX; lo++, k++) {
+		const struct search_term *t = &ix->terms[ix->sorted[lo]];
+
+		if (strncmp(t->s, word, len))
+			break;
+		expand(q, t->s, strlen(t->s), PREFIX_WEIGHT);
+	}
+}
+
+static void on_synonym(void *ctx, const char *syn)
+{
+	expand(ctx, syn, strlen(syn), SYNONYM_WEIGHT);
+}
+
+static void on_wordnet(void *ctx, const char *syn, size_t len)
+{
+	struct query *q = ctx;
+	char w[SEARCH_TERM_MAX + 1];
+	size_t i;
+
+	if (len > SEARCH_TERM_MAX)
+		return;
+	for (i = 0; i < len; i++)
+		w[i] = syn[i] >= 'A' && syn[i] <= 'Z' ? (char)(syn[i] - 'A' + 'a') : syn[i];
+	w[len] = '\0';
+	if (search_stopword(w))
+		return;
+	if (q->ix->features & SEARCH_F_STEM)
+		len = search_stem(w, len);
+	expand(q, w, len, WORDNET_WEIGHT);
+}
+
+/* Score the current query term and its expansions. */
+static void score_qterm(struct query *q)
+{
+	struct search_index *ix = q->ix;
+	const struct qterm *qt = &q->t[q->cur];
+	size_t i;
+
+	if (qt->term >= 0)
+		score_term(q, &ix->terms[qt->term], 1.0f);
+	q->nx = 0;
+	if (ix->features & SEARCH_F_SYNONYMS)
+		search_synonyms_each(ix->syn, qt->s, on_synonym, q);
+	if (ix->wordnet && qt->term < 0)
+		search_wordnet_each(ix->wordnet, qt->word, WORDNET_SENSES, on_wordnet, q);
+	if (qt->term < 0 && (ix->features & SEARCH_F_PREFIX))
+		expand_prefix(q, qt->word);
+	for (i = 0; i < q->nx; i++)
+		score_term(q, &ix->terms[q->x[i].term], q->x[i].w);
 }
 
 /* Insert @h into @best (sorted, @n of @cap) when it ranks. */
@@ -495,7 +627,7 @@ static size_t search_rank(struct search_index *ix, const char *text, size_t *nte
 	size_t i, n = 0, nc = 0;
 	uint32_t d;
 
-	search_terms(text, strlen(text), ix->features & SEARCH_F_STEM, true, on_qterm, &q);
+	search_terms(text, strlen(text), false, true, on_qterm, &q);
 	*nterms = q.n;
 	for (i = 0; i < q.n; i++) {
 		q.t[i].idf = q.t[i].term >= 0 ? ix->terms[q.t[i].term].idf : UNKNOWN_SHARE * maxidf;
@@ -507,12 +639,8 @@ static size_t search_rank(struct search_index *ix, const char *text, size_t *nte
 		ix->epoch = 0;
 	}
 	ix->epoch += QUERY_TERMS_MAX;
-	for (q.cur = 0; q.cur < q.n; q.cur++) {
-		if (q.t[q.cur].term >= 0)
-			score_term(&q, &ix->terms[q.t[q.cur].term], 1.0f);
-		if (ix->features & SEARCH_F_SYNONYMS)
-			search_synonyms_each(ix->syn, q.t[q.cur].s, on_synonym, &q);
-	}
+	for (q.cur = 0; q.cur < q.n; q.cur++)
+		score_qterm(&q);
 	for (i = 0; i < ix->ntouched; i++) {
 		struct search_hit h;
 
@@ -520,7 +648,11 @@ static size_t search_rank(struct search_index *ix, const char *text, size_t *nte
 		h.doc = d;
 		h.score = ix->score[d];
 		h.conf = q.total > 0 ? ix->mass[d] / q.total : 0;
+		/* One word of several is a coincidence, not a fit. */
+		if (q.n >= 2 && ix->nmatch[d] < 2)
+			h.conf = 0;
 		ix->score[d] = ix->mass[d] = 0;
+		ix->nmatch[d] = 0;
 		nc = rank_insert(closest, nc, cap, h);
 		if (!(ix->features & SEARCH_F_THRESHOLD) || h.conf >= CONF_MIN)
 			n = rank_insert(hits, n, cap, h);
@@ -539,8 +671,11 @@ struct search_index *search_index_new(unsigned features)
 	if (!ix)
 		return NULL;
 	ix->features = features ? features : SEARCH_F_ALL;
+	if (ix->features & SEARCH_F_WORDNET)
+		ix->wordnet = search_wordnet_open(SEARCH_WORDNET_DIR);
 	ix->syn = search_synonyms_new();
 	if (!ix->syn || pthread_mutex_init(&ix->lock, NULL)) {
+		search_wordnet_close(ix->wordnet);
 		search_synonyms_free(ix->syn);
 		free(ix);
 		return NULL;
@@ -562,6 +697,7 @@ void search_index_free(struct search_index *ix)
 	}
 	free(ix->servers);
 	search_synonyms_free(ix->syn);
+	search_wordnet_close(ix->wordnet);
 	pthread_mutex_destroy(&ix->lock);
 	free(ix);
 }

@@ -11,6 +11,7 @@
 #include "../codegen/codegen.h"
 #include "search.h"
 #include "synonyms_i.h"
+#include "wordnet_i.h"
 
 struct search_server {
 	char *name;   /* owned */
@@ -57,12 +58,15 @@ struct search_index {
 	struct search_term *terms;
 	size_t nterms, terms_cap;
 	uint32_t *table; /* open addressing: term index + 1, 0 empty */
+	uint32_t *sorted; /* term indexes in byte order of the terms */
 	size_t table_size;
 	struct search_synonyms *syn;
+	struct search_wordnet *wordnet; /* NULL: not installed, or SEARCH_F_WORDNET off */
 	struct cg_root *root; /* the servers' folder names, for detail "full" */
 
 	/* A query's scratch, one per doc, kept between queries. */
 	float *score, *mass;
+	uint16_t *nmatch; /* query terms (or their synonyms) each doc matched */
 	uint32_t *stamp, *touched;
 	size_t ntouched;
 	uint32_t epoch;
