@@ -73,7 +73,8 @@ static void eval(struct search_index *ix, struct q *qs, size_t n, const char *la
 			empty += json_array_size(arr) == 0;
 			if (verbose && json_array_size(arr))
 				printf("  no-answer got: %s -> %s\n", qs[i].text,
-				       json_string_value(json_object_get(json_array_get(arr, 0), "name")));
+				       json_string_value(
+					   json_object_get(json_array_get(arr, 0), "name")));
 		} else {
 			pos++;
 			r1 += rank == 0;
@@ -82,10 +83,9 @@ static void eval(struct search_index *ix, struct q *qs, size_t n, const char *la
 			mrr += rank >= 0 ? 1.0 / (double)(rank + 1) : 0;
 			if (verbose && (rank < 0 || rank >= 3))
 				printf("  miss (rank %ld): %s -> %s\n", rank + 1, qs[i].text,
-				       json_array_size(arr)
-					   ? json_string_value(
-						 json_object_get(json_array_get(arr, 0), "name"))
-					   : "(nothing)");
+				       json_array_size(arr) ? json_string_value(json_object_get(
+								  json_array_get(arr, 0), "name"))
+							    : "(nothing)");
 		}
 		json_decref(res);
 	}
@@ -126,9 +126,6 @@ int main(int argc, char **argv)
 	    {"all", 0},
 	    {"- stemming", SEARCH_F_STEM},
 	    {"- synonyms", SEARCH_F_SYNONYMS},
-	    {"- wordnet", SEARCH_F_WORDNET},
-	    {"- both synonym sources", SEARCH_F_SYNONYMS | SEARCH_F_WORDNET},
-	    {"- prefixes", SEARCH_F_PREFIX},
 	    {"- field weights", SEARCH_F_WEIGHTS},
 	    {"- first sentence", SEARCH_F_FIRST},
 	    {"- parameters", SEARCH_F_PARAMS},

@@ -49,12 +49,12 @@ static void print_text(json_t *results, enum search_detail detail)
 		       sum ? sum : "");
 		if (detail != SEARCH_DETAIL_FULL)
 			continue;
-		printf("    %s\n    %s\n",
-		       json_string_value(json_object_get(r, "import")) ?: "",
+		printf("    %s\n    %s\n", json_string_value(json_object_get(r, "import")) ?: "",
 		       json_string_value(json_object_get(r, "signature")) ?: "");
 		json_array_foreach(json_object_get(r, "args"), j, a)
 		{
-			printf("      %s: %s%s%s%s\n", json_string_value(json_object_get(a, "name")),
+			printf("      %s: %s%s%s%s\n",
+			       json_string_value(json_object_get(a, "name")),
 			       json_string_value(json_object_get(a, "type")),
 			       json_is_true(json_object_get(a, "required")) ? "" : " (optional)",
 			       *json_string_value(json_object_get(a, "description")) ? " - " : "",
@@ -66,12 +66,9 @@ static void print_text(json_t *results, enum search_detail detail)
 int cmd_search(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"limit", required_argument, NULL, 'l'},
-	    {"detail", required_argument, NULL, 'd'},
-	    {"regex", no_argument, NULL, 'r'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"limit", required_argument, NULL, 'l'}, {"detail", required_argument, NULL, 'd'},
+	    {"regex", no_argument, NULL, 'r'},	     {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
 	};
 	struct search_opts so = {.detail = SEARCH_DETAIL_SUMMARY};
 	struct search_hub *sh = NULL;
@@ -133,9 +130,8 @@ int cmd_search(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	skipped = json_object_get(res, "skipped");
-	json_array_foreach(skipped, i, v)
-		cli_error("search: server %s left out: its catalog could not be had",
-			  json_string_value(v));
+	json_array_foreach(skipped, i, v) cli_error(
+	    "search: server %s left out: its catalog could not be had", json_string_value(v));
 	if (json_object_get(res, "hint"))
 		cli_error("search: %s", json_string_value(json_object_get(res, "hint")));
 	if (as_json) {

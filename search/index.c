@@ -23,11 +23,6 @@ static const float field_b[NFIELDS] = {0.3f, 0.3f, 0.5f, 0.75f, 0.75f, 0.5f, 0.7
 
 #define K1 1.2f
 #define SYNONYM_WEIGHT 0.4f
-#define PREFIX_MIN 4
-#define PREFIX_TERMS_MAX 8
-#define PREFIX_WEIGHT 0.6f
-#define WORDNET_WEIGHT 0.3f
-#define WORDNET_SENSES 2u
 /* A query term no tool has (a person's name, a place) counts this share of
  * the weight of a term that is in the vocabulary but rare. */
 #define UNKNOWN_SHARE 0.6f
@@ -228,7 +223,7 @@ static int cmp_occ(const void *a, const void *b)
 	return (x->field > y->field) - (x->field < y->field);
 }
 
-static int posting_add(struct search_term *t, uint32_t doc, float tf, float strength)
+static int posting_add(struct search_term *t, uint32_t doc, float tf, float strength, bool named)
 {
 	struct search_posting *p;
 
@@ -241,6 +236,7 @@ static int posting_add(struct search_term *t, uint32_t doc, float tf, float stre
 	}
 	t->p[t->n].doc = doc;
 	t->p[t->n].strength = strength;
+	t->p[t->n].named = named;
 	t->p[t->n++].tf = tf;
 	return 0;
 }
@@ -251,21 +247,24 @@ static int post_doc(struct builder *b, uint32_t doc, const float *avg)
 	const unsigned weights = b->ix->features & SEARCH_F_WEIGHTS;
 	size_t i = 0, j;
 	float tf, norm, strength;
+	bool named;
 
 	qsort(b->occ, b->nocc, sizeof(*b->occ), cmp_occ);
 	while (i < b->nocc) {
 		tf = 0;
 		strength = WEAK_STRENGTH;
+		named = false;
 		for (j = i; j < b->nocc && b->occ[j].term == b->occ[i].term; j++) {
 			int f = b->occ[j].field;
 
 			if (f == F_NAME || f == F_TITLE || f == F_FIRST)
 				strength = 1;
+			named = named || f == F_NAME || f == F_TITLE;
 
 			norm = 1 - field_b[f] + field_b[f] * (float)b->flen[f] / avg[f];
 			tf += (weights ? field_weight[f] : 1.0f) / norm;
 		}
-		if (posting_add(&b->ix->terms[b->occ[i].term], doc, tf, strength))
+		if (posting_add(&b->ix->terms[b->occ[i].term], doc, tf, strength, named))
 			return -ENOMEM;
 		i = j;
 	}
@@ -282,7 +281,6 @@ static void index_clear(struct search_index *ix)
 	}
 	free(ix->terms);
 	free(ix->table);
-	free(ix->sorted);
 	free(ix->docs);
 	free(ix->score);
 	free(ix->mass);
@@ -292,22 +290,12 @@ static void index_clear(struct search_index *ix)
 	cg_root_free(ix->root);
 	ix->terms = NULL;
 	ix->table = NULL;
-	ix->sorted = NULL;
 	ix->docs = NULL;
 	ix->score = ix->mass = NULL;
 	ix->nmatch = NULL;
 	ix->stamp = ix->touched = NULL;
 	ix->root = NULL;
 	ix->nterms = ix->terms_cap = ix->table_size = ix->ndocs = ix->ntouched = 0;
-}
-
-/* qsort has no context argument; builds run under the index lock, and
- * only one index sorts at a time under this one. */
-static _Thread_local const struct search_term *sorting_terms;
-
-static int cmp_term(const void *a, const void *b)
-{
-	return strcmp(sorting_terms[*(const uint32_t *)a].s, sorting_terms[*(const uint32_t *)b].s);
 }
 
 static int cmp_doc(const void *a, const void *b)
@@ -343,22 +331,6 @@ static int collect_docs(struct search_index *ix)
 		}
 	}
 	qsort(ix->docs, ix->ndocs, sizeof(*ix->docs), cmp_doc);
-	return 0;
-}
-
-/* The terms in byte order, for prefix lookups. */
-static int sort_terms(struct search_index *ix)
-{
-	size_t i;
-
-	ix->sorted = malloc((ix->nterms ? ix->nterms : 1) * sizeof(*ix->sorted));
-	if (!ix->sorted)
-		return -ENOMEM;
-	for (i = 0; i < ix->nterms; i++)
-		ix->sorted[i] = (uint32_t)i;
-	sorting_terms = ix->terms;
-	qsort(ix->sorted, ix->nterms, sizeof(*ix->sorted), cmp_term);
-	sorting_terms = NULL;
 	return 0;
 }
 
@@ -404,8 +376,6 @@ int search_build(struct search_index *ix)
 		if (b.oom || post_doc(&b, (uint32_t)i, avg))
 			goto out;
 	}
-	if (sort_terms(ix))
-		goto out;
 	for (i = 0; i < ix->nterms; i++) {
 		float df = (float)ix->terms[i].n, n = (float)ix->ndocs;
 
@@ -431,10 +401,9 @@ out:
 /* --- the query --- */
 
 struct qterm {
-	char word[SEARCH_TERM_MAX + 1]; /* as written (lowercase), for WordNet */
-	char s[SEARCH_TERM_MAX + 1];	/* the term */
-	long term;			/* index, or -1 when no tool has it */
-	float idf;			/* its weight in the query's total */
+	char s[SEARCH_TERM_MAX + 1]; /* the term */
+	long term;		     /* index, or -1 when no tool has it */
+	float idf;		     /* its weight in the query's total */
 };
 
 /* A term scored on behalf of a query term: a synonym. */
@@ -469,7 +438,6 @@ static int on_qterm(void *ctx, const char *word, size_t len)
 			return 0;
 	if (q->n == QUERY_TERMS_MAX)
 		return 1;
-	memcpy(q->t[q->n].word, word, len + 1);
 	memcpy(q->t[q->n].s, term, tlen + 1);
 	q->t[q->n].term = term_find(q->ix, term, tlen, hash_str(term, tlen));
 	q->n++;
@@ -499,7 +467,9 @@ static void score_term(struct query *q, const struct search_term *t, float w)
 		if (ix->stamp[d] != mark) {
 			ix->stamp[d] = mark;
 			ix->mass[d] += w * t->p[i].strength * q->t[q->cur].idf;
-			ix->nmatch[d]++;
+			/* A word of the query in the tool's name or title
+			 * says as much as two elsewhere. */
+			ix->nmatch[d] += w == 1.0f && t->p[i].named ? 2 : 1;
 		}
 	}
 }
@@ -527,52 +497,9 @@ static void expand(struct query *q, const char *term, size_t len, float w)
 		q->x[q->nx++] = (struct expansion){t, w};
 }
 
-/* A word no tool has may begin one that some tool has ("mongo" of
- * "mongodb", "config" of "configmap"): those stand in for it. */
-static void expand_prefix(struct query *q, const char *word)
-{
-	const struct search_index *ix = q->ix;
-	size_t len = strlen(word), lo = 0, hi = ix->nterms, mid, k;
-
-	if (len < PREFIX_MIN)
-		return;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (strcmp(ix->terms[ix->sorted[mid]].s, word) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (k = 0; lo < ix->nterms && k < PREFIX_TERMS_MAX; lo++, k++) {
-		const struct search_term *t = &ix->terms[ix->sorted[lo]];
-
-		if (strncmp(t->s, word, len))
-			break;
-		expand(q, t->s, strlen(t->s), PREFIX_WEIGHT);
-	}
-}
-
 static void on_synonym(void *ctx, const char *syn)
 {
 	expand(ctx, syn, strlen(syn), SYNONYM_WEIGHT);
-}
-
-static void on_wordnet(void *ctx, const char *syn, size_t len)
-{
-	struct query *q = ctx;
-	char w[SEARCH_TERM_MAX + 1];
-	size_t i;
-
-	if (len > SEARCH_TERM_MAX)
-		return;
-	for (i = 0; i < len; i++)
-		w[i] = syn[i] >= 'A' && syn[i] <= 'Z' ? (char)(syn[i] - 'A' + 'a') : syn[i];
-	w[len] = '\0';
-	if (search_stopword(w))
-		return;
-	if (q->ix->features & SEARCH_F_STEM)
-		len = search_stem(w, len);
-	expand(q, w, len, WORDNET_WEIGHT);
 }
 
 /* Score the current query term and its expansions. */
@@ -587,10 +514,6 @@ static void score_qterm(struct query *q)
 	q->nx = 0;
 	if (ix->features & SEARCH_F_SYNONYMS)
 		search_synonyms_each(ix->syn, qt->s, on_synonym, q);
-	if (ix->wordnet && qt->term < 0)
-		search_wordnet_each(ix->wordnet, qt->word, WORDNET_SENSES, on_wordnet, q);
-	if (qt->term < 0 && (ix->features & SEARCH_F_PREFIX))
-		expand_prefix(q, qt->word);
 	for (i = 0; i < q->nx; i++)
 		score_term(q, &ix->terms[q->x[i].term], q->x[i].w);
 }
@@ -671,11 +594,8 @@ struct search_index *search_index_new(unsigned features)
 	if (!ix)
 		return NULL;
 	ix->features = features ? features : SEARCH_F_ALL;
-	if (ix->features & SEARCH_F_WORDNET)
-		ix->wordnet = search_wordnet_open(SEARCH_WORDNET_DIR);
 	ix->syn = search_synonyms_new();
 	if (!ix->syn || pthread_mutex_init(&ix->lock, NULL)) {
-		search_wordnet_close(ix->wordnet);
 		search_synonyms_free(ix->syn);
 		free(ix);
 		return NULL;
@@ -697,7 +617,6 @@ void search_index_free(struct search_index *ix)
 	}
 	free(ix->servers);
 	search_synonyms_free(ix->syn);
-	search_wordnet_close(ix->wordnet);
 	pthread_mutex_destroy(&ix->lock);
 	free(ix);
 }
@@ -870,7 +789,7 @@ json_t *search_query(struct search_index *ix, const char *query, const struct se
 			goto out_oom;
 	}
 	if (!n && json_object_set_new(out, "hint",
-				      o->regex ? json_string("no tool matches the pattern")
+				      o->regex	? json_string("no tool matches the pattern")
 				      : !nterms ? json_string("the query has only common words; "
 							      "say what the tool does")
 						: hint_new(ix, closest, nc)))

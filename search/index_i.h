@@ -11,16 +11,15 @@
 #include "../codegen/codegen.h"
 #include "search.h"
 #include "synonyms_i.h"
-#include "wordnet_i.h"
 
 struct search_server {
-	char *name;   /* owned */
+	char *name;    /* owned */
 	json_t *tools; /* a reference */
 };
 
 struct search_doc {
-	uint32_t server; /* index into servers */
-	uint32_t tool;	 /* index into that server's tools array */
+	uint32_t server;   /* index into servers */
+	uint32_t tool;	   /* index into that server's tools array */
 	json_t *tool_json; /* borrowed from the server's tools */
 	const char *name;  /* the MCP tool name, borrowed from tool_json */
 };
@@ -29,6 +28,7 @@ struct search_posting {
 	uint32_t doc;
 	float tf;	/* the field-weighted, length-normalised term frequency */
 	float strength; /* 1 when in the name, title or first sentence, else less */
+	bool named;	/* in the tool's name or title */
 };
 
 struct search_term {
@@ -58,10 +58,8 @@ struct search_index {
 	struct search_term *terms;
 	size_t nterms, terms_cap;
 	uint32_t *table; /* open addressing: term index + 1, 0 empty */
-	uint32_t *sorted; /* term indexes in byte order of the terms */
 	size_t table_size;
 	struct search_synonyms *syn;
-	struct search_wordnet *wordnet; /* NULL: not installed, or SEARCH_F_WORDNET off */
 	struct cg_root *root; /* the servers' folder names, for detail "full" */
 
 	/* A query's scratch, one per doc, kept between queries. */

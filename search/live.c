@@ -15,7 +15,7 @@ struct live_server {
 struct search_hub {
 	struct hub *hub;
 	struct search_index *ix;
-	pthread_mutex_t lock; /* guards servers[] (one refresh at a time) */
+	pthread_mutex_t lock;	     /* guards servers[] (one refresh at a time) */
 	struct live_server *servers; /* one per hub server, hub order */
 	size_t n;
 	int listener; /* hub_listen handle, or <= 0 */

@@ -23,16 +23,16 @@ static int match(pcre2_code *re, pcre2_match_data *md, pcre2_match_context *mc, 
 
 	if (!json_is_string(v))
 		return 0;
-	rc = pcre2_match(re, (PCRE2_SPTR)json_string_value(v), json_string_length(v), 0, 0, md,
-			 mc);
+	rc = pcre2_match(re, (PCRE2_SPTR)json_string_value(v), json_string_length(v), 0, 0, md, mc);
 	if (rc >= 0)
 		return 1;
 	if (rc == PCRE2_ERROR_NOMATCH)
 		return 0;
 	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
 	    rc == PCRE2_ERROR_HEAPLIMIT) {
-		err_set(err, EXIT_USAGE, "the regex backtracks too much (pcre2 match limit); "
-					 "make it simpler");
+		err_set(err, EXIT_USAGE,
+			"the regex backtracks too much (pcre2 match limit); "
+			"make it simpler");
 		return -1;
 	}
 	return 0; /* a subject pcre2 cannot read (bad UTF-8 is not checked): no match */

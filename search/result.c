@@ -48,10 +48,9 @@ json_t *search_result(struct search_index *ix, const struct search_hit *hit,
 		goto out_fail;
 	if (detail == SEARCH_DETAIL_SUMMARY)
 		return r;
-	if (json_object_set_new(r, "description",
-				json_string(json_string_value(
-						json_object_get(d->tool_json, "description"))
-						?: "")))
+	if (json_object_set_new(
+		r, "description",
+		json_string(json_string_value(json_object_get(d->tool_json, "description")) ?: "")))
 		goto out_fail;
 	api = cg_tool_py_api(ix->root, d->server, s->tools, d->tool_json);
 	if (!api || json_object_update(r, api)) {

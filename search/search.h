@@ -42,16 +42,14 @@ enum search_feature {
 	SEARCH_F_FIRST = 1u << 3,     /* the description's first sentence a field */
 	SEARCH_F_PARAMS = 1u << 4,    /* parameter names and descriptions indexed */
 	SEARCH_F_THRESHOLD = 1u << 5, /* the floor for queries no tool fits */
-	SEARCH_F_WORDNET = 1u << 6,   /* query expansion from WordNet, when installed */
-	SEARCH_F_PREFIX = 1u << 7,    /* a word no tool has matches the words it begins */
-	SEARCH_F_ALL = (1u << 8) - 1,
+	SEARCH_F_ALL = (1u << 6) - 1,
 };
 
 struct search_opts {
-	size_t limit;		    /* results at most; 0: SEARCH_LIMIT_DEFAULT */
-	enum search_detail detail;  /* SEARCH_DETAIL_NAME by default */
-	bool regex;		    /* the query is a pcre2 pattern (caseless) */
-	unsigned features;	    /* 0: SEARCH_F_ALL */
+	size_t limit;		   /* results at most; 0: SEARCH_LIMIT_DEFAULT */
+	enum search_detail detail; /* SEARCH_DETAIL_NAME by default */
+	bool regex;		   /* the query is a pcre2 pattern (caseless) */
+	unsigned features;	   /* 0: SEARCH_F_ALL */
 };
 
 struct search_index;

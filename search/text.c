@@ -10,22 +10,22 @@
 /* Sorted: looked up with bsearch. Words that carry no task in a request
  * ("please", "want") or that every tool description uses ("tool"). */
 static const char *const stopwords[] = {
-    "a",      "about", "after",  "all",	   "also",   "am",     "an",	"and",	  "any",
-    "are",    "as",    "at",	 "be",	   "been",   "but",    "by",	"can",	  "could",
-    "do",     "does",  "doing",	 "done",   "each",   "else",   "etc",	"every",  "for",
-    "from",   "get",   "given",	 "got",	   "had",    "has",    "have",	"he",	  "her",
-    "here",   "him",   "his",	 "how",	   "i",	     "i'd",    "i'm",	"if",	  "in",
-    "into",   "is",    "it",	 "its",	   "just",   "let",    "lets",	"like",	  "me",
-    "might",  "mine",  "more",	 "most",   "much",   "must",   "my",	"need",	  "needs",
-    "no",     "not",   "now",	 "of",	   "on",     "once",   "one",	"only",	  "or",
-    "other",  "our",   "ours",	 "out",	   "over",   "please", "put",	"really", "s",
-    "same",   "she",   "should", "so",	   "some",   "somebody", "someone", "something",
-    "such",   "than",  "that",	 "the",	   "their",  "them",   "then",	"there",  "these",
-    "they",   "thing", "things", "this",   "those",  "to",     "too",	"tool",	  "tools",
-    "up",     "us",    "use",	 "used",   "uses",   "using",  "very",	"via",	  "want",
-    "wanted", "was",   "way",	 "we",	   "were",   "what",   "when",	"where",  "whether",
-    "which",  "while", "who",	 "whose",  "why",    "will",   "with",	"within", "without",
-    "would",  "you",   "your",	 "yours",
+    "a",     "about",  "after",	 "all",	  "also",  "am",       "an",	  "and",       "any",
+    "are",   "as",     "at",	 "be",	  "been",  "but",      "by",	  "can",       "could",
+    "do",    "does",   "doing",	 "done",  "each",  "else",     "etc",	  "every",     "for",
+    "from",  "get",    "given",	 "got",	  "had",   "has",      "have",	  "he",	       "her",
+    "here",  "him",    "his",	 "how",	  "i",	   "i'd",      "i'm",	  "if",	       "in",
+    "into",  "is",     "it",	 "its",	  "just",  "let",      "lets",	  "like",      "me",
+    "might", "mine",   "more",	 "most",  "much",  "must",     "my",	  "need",      "needs",
+    "no",    "not",    "now",	 "of",	  "on",	   "once",     "one",	  "only",      "or",
+    "other", "our",    "ours",	 "out",	  "over",  "please",   "put",	  "really",    "s",
+    "same",  "she",    "should", "so",	  "some",  "somebody", "someone", "something", "such",
+    "than",  "that",   "the",	 "their", "them",  "then",     "there",	  "these",     "they",
+    "thing", "things", "this",	 "those", "to",	   "too",      "tool",	  "tools",     "up",
+    "us",    "use",    "used",	 "uses",  "using", "very",     "via",	  "want",      "wanted",
+    "was",   "way",    "we",	 "were",  "what",  "when",     "where",	  "whether",   "which",
+    "while", "who",    "whose",	 "why",	  "will",  "with",     "within",  "without",   "would",
+    "you",   "your",   "yours",
 };
 
 static int cmp_str(const void *a, const void *b)
