@@ -682,8 +682,8 @@ json_t *cg_tool_py_api(const struct cg_root *r, size_t server_index, json_t *too
 	if (!rc)
 		args = py_args(&tt);
 	if (args)
-		out = json_pack("{s:s+++,s:s++++++,s:o}", "import", "from servers.", in.server_ident,
-				" import ", ident, "signature", "def ", ident, "(",
+		out = json_pack("{s:s+++,s:s++++++,s:o}", "import", "from servers.",
+				in.server_ident, " import ", ident, "signature", "def ", ident, "(",
 				pp.params.data ? pp.params.data : "", ") -> ",
 				pp.ret.data ? pp.ret.data : "", ": ...", "args", args);
 	cg_tool_types_free(&tt);

@@ -26,7 +26,6 @@ struct run_opts {
 	const char *root;	  /* the data root; borrowed */
 	const struct config *cfg; /* borrowed; its server names make the tree */
 	struct hub *hub;	  /* borrowed; serves the bridge */
-	const struct search_source *search; /* borrowed; the bridge's tools/search; NULL: none */
 	const char *customer;	  /* NULL: "default" */
 	const char *session;	  /* NULL: a new id */
 	const char *description;  /* for the task record; NULL: none */
@@ -39,6 +38,8 @@ struct run_opts {
 	bool capture;		   /* capture stdout/stderr into the result (else pass through) */
 	int stdin_fd;		   /* without capture: the code's stdin; -1: /dev/null */
 	const char *cgroup_parent; /* jail_spec.cgroup_parent ($MCPFS_CGROUP); NULL: none */
+	/* borrowed; answers the bridge's tools/search; NULL: refused */
+	const struct search_source *search;
 };
 
 /* Run the code. Returns a new result object (exit_code, signal, timed_out,
