@@ -1,6 +1,8 @@
 /* Tool search speed: index build time, memory per tool and query latency
  * (p50, p99) at 1,000, 10,000 and 100,000 tools, the tools being the real
  * catalogs given (copied under new server names until there are enough).
+ * On a shared machine the plain p99 is mostly the scheduler: each query's
+ * best of five runs shows the search's own cost.
  * Baseline, measured in the same run: a plain scan that looks for every
  * query word in every tool's name and description (strcasestr), which is
  * what grep over the READMEs does.
@@ -99,9 +101,10 @@ int main(int argc, char **argv)
 	printf("%zu real tools copied to size; %zu queries; one core\n", json_array_size(real), nq);
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t n = sizes[s], per = json_array_size(real), copies = (n + per - 1) / per;
-		size_t mem0, mem1, rounds = n >= 100000 ? 1 : 3, nlat = 0;
+		size_t mem0, mem1, rounds = 5, nlat = 0;
 		struct search_opts o = {.limit = 5};
-		double t0, build_us, *lat = calloc(nq * rounds, sizeof(double));
+		double t0, build_us, *lat = calloc(nq * rounds, sizeof(double)),
+				     *best = calloc(nq, sizeof(double));
 		double scan_us = 0;
 		struct search_index *ix;
 		json_t *all = json_array();
@@ -125,6 +128,10 @@ int main(int argc, char **argv)
 		search_index_ntools(ix); /* builds */
 		build_us = now_us() - t0;
 		mem1 = heap_bytes();
+		/* One unmeasured round: the first touch of the query's scratch
+		 * arrays is page faults, not search. */
+		for (i = 0; i < nq; i++)
+			json_decref(search_query(ix, queries[i], &o, &e));
 		for (k = 0; k < rounds; k++) {
 			for (i = 0; i < nq; i++) {
 				json_t *r;
@@ -132,26 +139,30 @@ int main(int argc, char **argv)
 				t0 = now_us();
 				r = search_query(ix, queries[i], &o, &e);
 				lat[nlat++] = now_us() - t0;
+				best[i] = k && best[i] < lat[nlat - 1] ? best[i] : lat[nlat - 1];
 				json_decref(r);
 			}
 		}
 		qsort(lat, nlat, sizeof(double), cmp_double);
+		qsort(best, nq, sizeof(double), cmp_double);
 		for (i = 0; i < nq; i++) {
 			t0 = now_us();
 			scan(all, queries[i]);
 			scan_us += now_us() - t0;
 		}
 		scan_us /= (double)nq;
-		printf(
-		    "%6zu tools: build %.1f ms (%.1f ms per 10,000 tools), index memory %.0f bytes "
-		    "per tool (catalog JSON not counted); query p50 %.3f ms, p99 %.3f ms; plain "
-		    "scan (baseline) mean %.3f ms = %.0fx the p50\n",
-		    n, build_us / 1e3, build_us / 1e3 * 10000.0 / (double)n,
-		    (double)(mem1 - mem0) / (double)n, lat[nlat / 2] / 1e3,
-		    lat[nlat * 99 / 100] / 1e3, scan_us / 1e3, scan_us / lat[nlat / 2]);
+		printf("%6zu tools: build %.1f ms (%.1f ms per 10,000 tools), index %.0f bytes per "
+		       "tool (catalog JSON not counted); query p50 %.3f ms, p99 %.3f ms, p99 of "
+		       "each query's best of %zu %.3f ms; plain scan (baseline) mean %.3f ms = "
+		       "%.0fx the p50\n",
+		       n, build_us / 1e3, build_us / 1e3 * 10000.0 / (double)n,
+		       (double)(mem1 - mem0) / (double)n, lat[nlat / 2] / 1e3,
+		       lat[nlat * 99 / 100] / 1e3, rounds, best[nq * 99 / 100] / 1e3, scan_us / 1e3,
+		       scan_us / lat[nlat / 2]);
 		search_index_free(ix);
 		json_decref(all);
 		free(lat);
+		free(best);
 	}
 	json_decref(real);
 	for (i = 0; i < nq; i++)
