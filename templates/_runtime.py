@@ -179,8 +179,12 @@ def search_tools(query: str, detail: _t.Literal["name", "summary", "full"] = "su
     found: _t.Any = result.get("results") if isinstance(result, dict) else None
     if not isinstance(found, list):
         raise McpBridgeError("tools/search: the reply has no results")
-    return [_t.cast(dict[str, _t.Any], r) for r in _t.cast(list[_t.Any], found)
-            if isinstance(r, dict)]
+    out: list[dict[str, _t.Any]] = []
+    item: _t.Any
+    for item in found:
+        if isinstance(item, dict):
+            out.append(_t.cast(dict[str, _t.Any], item))
+    return out
 
 
 def set_checkpoint(step: int, last_task: str, context: dict[str, _t.Any] | None = None) -> None:
