@@ -156,7 +156,8 @@ static void add_text(struct builder *b, int field, const char *s, size_t n)
 	if (!s || b->oom)
 		return;
 	b->field = (uint8_t)field;
-	search_terms(s, n, b->ix->features & SEARCH_F_STEM, true, on_term, b);
+	/* Lengths do not depend on stems: pass one skips them. */
+	search_terms(s, n, !b->count_only && (b->ix->features & SEARCH_F_STEM), true, on_term, b);
 }
 
 static void add_str(struct builder *b, int field, json_t *v)
