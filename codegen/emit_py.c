@@ -609,7 +609,8 @@ static json_t *py_args(const struct cg_tool_types *tt)
 		const struct cg_prop *p = &obj->props[i];
 
 		buf_reset(&ty);
-		if (py_type(&ty, p->type))
+		py_type(&ty, p->type);
+		if (buf_error(&ty))
 			goto out_fail;
 		a = json_pack("{s:s,s:s,s:b,s:s%}", "name", p->key, "type", ty.data ? ty.data : "",
 			      "required", p->required, "description",
@@ -650,10 +651,14 @@ json_t *cg_tool_py_api(const struct cg_root *r, size_t server_index, json_t *too
 	in.tool = tool;
 	in.t = cg_templates_embedded();
 	rc = cg_tool_types_build(&in, &tt);
-	if (!rc)
-		rc = py_params(&pp, &tt);
-	if (!rc)
-		rc = tt.output ? py_type(&pp.ret, tt.output) : buf_puts(&pp.ret, "_t.Any");
+	if (!rc) {
+		py_params(&pp, &tt);
+		if (tt.output)
+			py_type(&pp.ret, tt.output);
+		else
+			buf_puts(&pp.ret, "_t.Any");
+		rc = buf_first_error(&pp.params, &pp.body, &pp.doc, &pp.types, &pp.ret, NULL);
+	}
 	if (!rc)
 		args = py_args(&tt);
 	if (args)
