@@ -7,7 +7,7 @@ DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib/mcpfs
 
-PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp
+PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp libcrypto
 PKG_CONFIG ?= pkg-config
 ifneq ($(filter-out deps deps-test deps-system clean help,$(MAKECMDGOALS) all),)
 PKG_MISSING := $(shell for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || echo $$p; done)
