@@ -19,13 +19,6 @@ double oauth_timeout(const struct server_config *sc)
 	return sc->timeout_s > 0 ? sc->timeout_s : OAUTH_DEFAULT_TIMEOUT_S;
 }
 
-bool oauth_is_client_credentials(const struct server_config *sc)
-{
-	const char *g = oauth_config_get(sc, "grant");
-
-	return g && !strcmp(g, "client_credentials");
-}
-
 int oauth_instance_setup(struct server_config *sc, const char *root, const char *customer,
 			 struct err *err)
 {
@@ -149,50 +142,6 @@ out:
 	return rc;
 }
 
-int oauth_client_credentials(const struct server_config *sc, json_t *state,
-			     const struct oauth_challenge *ch, struct err *err)
-{
-	const char *cfg_scope = oauth_config_get(sc, "scope");
-	json_t *registered = NULL, *tok = NULL, *cl;
-	struct oauth_client c = {0};
-	struct oauth_meta m = {0};
-	char *form = NULL, code[64];
-	int rc = -1;
-
-	if (!oauth_config_get(sc, "client_id"))
-		return err_set(err, EXIT_USAGE,
-			       "server '%s': \"grant\": \"client_credentials\" needs "
-			       "\"client_id\" in its oauth config", sc->name);
-	if (oauth_discover(sc->url, ch, cfg_scope, oauth_timeout(sc), &m, err) ||
-	    oauth_client_get(sc, &m, json_object_get(state, "client"), NULL, oauth_timeout(sc),
-			     &c, &registered, err))
-		goto out;
-	if (oauth_form_add(&form, "grant_type", "client_credentials") ||
-	    oauth_form_add(&form, "scope", m.scope) ||
-	    oauth_form_add(&form, "resource", m.resource)) {
-		err_set(err, EXIT_FAILED, "out of memory");
-		goto out;
-	}
-	tok = oauth_token_request(m.token_endpoint, m.issuer, &c, form, m.scope, oauth_timeout(sc),
-				  code, err);
-	if (!tok)
-		goto out;
-	cl = oauth_client_to_json(&c, m.issuer);
-	if (!cl || oauth_token_finish(tok, &m) || json_object_set_new(state, "client", cl) ||
-	    json_object_set(state, "token", tok)) {
-		err_set(err, EXIT_FAILED, "out of memory");
-		goto out;
-	}
-	rc = 0;
-out:
-	json_decref(tok);
-	json_decref(registered);
-	free(form);
-	oauth_client_free(&c);
-	oauth_meta_free(&m);
-	return rc;
-}
-
 int oauth_login_needed(const struct server_config *sc, const char *why, struct err *err)
 {
 	bool cust = sc->customer && strcmp(sc->customer, "default");
@@ -224,8 +173,8 @@ static int renew(const struct server_config *sc, const char *seen, struct err *e
 	}
 	if (json_object_get(json_object_get(state, "token"), "refresh_token"))
 		rc = refresh(sc, state, code, err);
-	else if (oauth_is_client_credentials(sc) && !oauth_challenge_from_state(state, &ch))
-		rc = oauth_client_credentials(sc, state, &ch, err);
+	else if (oauth_is_headless(sc) && !oauth_challenge_from_state(state, &ch))
+		rc = oauth_headless_token(sc, state, &ch, err);
 	if (!rc)
 		rc = oauth_store_save(sc->token_file, state, err);
 out:
@@ -320,8 +269,8 @@ int oauth_challenged(const struct server_config *sc, long status, const char *ww
 			rc = oauth_login_needed(sc, "needs a new login (its refresh was refused)",
 						err);
 		}
-	} else if (oauth_is_client_credentials(sc)) {
-		rc = oauth_client_credentials(sc, state, &ch, err) ? -1 : 1;
+	} else if (oauth_is_headless(sc)) {
+		rc = oauth_headless_token(sc, state, &ch, err) ? -1 : 1;
 	} else if (status == 403) {
 		rc = oauth_login_needed(sc, ch.scope ? "needs more access (a login with the scope "
 						       "it asks for)" : "needs more access", err);

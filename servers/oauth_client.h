@@ -55,4 +55,12 @@ json_t *oauth_token_request(const char *token_endpoint, const char *issuer,
 			    const struct oauth_client *c, const char *form, const char *scope,
 			    double timeout_s, char *error_code, struct err *err);
 
+/* RFC 8693 token exchange at @token_endpoint (of another party: the
+ * enterprise identity provider) as @c: @form holds the exchange's
+ * parameters. Returns the issued token of @want_type (new), or NULL with
+ * @err. */
+char *oauth_token_exchange(const char *token_endpoint, const struct oauth_client *c,
+			   const char *form, const char *want_type, double timeout_s,
+			   struct err *err);
+
 #endif

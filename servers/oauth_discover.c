@@ -328,18 +328,14 @@ int oauth_discover(const char *server_url, const struct oauth_challenge *ch,
 				     "not match %.150s", from, iss ? iss : "(missing)", m.issuer);
 			goto out;
 		}
-		if (!has_word(json_object_get(as_meta, "code_challenge_methods_supported"),
-			      "S256")) {
-			rc = err_set(err, EXIT_UNREACHABLE,
-				     "authorization server %.300s does not offer PKCE S256: "
-				     "refusing to authorize", m.issuer);
-			goto out;
-		}
+		m.pkce_s256 =
+		    has_word(json_object_get(as_meta, "code_challenge_methods_supported"), "S256");
 		m.cimd_supported =
 		    json_is_true(json_object_get(as_meta, "client_id_metadata_document_supported"));
 		m.auth_methods = json_incref(json_object_get(as_meta,
 							     "token_endpoint_auth_methods_supported"));
 	} else {
+		m.pkce_s256 = true;
 		fb_auth = join(origin, "/authorize", "");
 		fb_token = join(origin, "/token", "");
 		fb_reg = join(origin, "/register", "");

@@ -23,6 +23,7 @@ struct oauth_meta {
 	char *registration_endpoint; /* NULL: no dynamic registration */
 	char *scope;		     /* to request (the spec's selection order); NULL: omit */
 	bool cimd_supported;	     /* client_id_metadata_document_supported */
+	bool pkce_s256;		     /* S256 offered (assumed without metadata, as 2025-03-26) */
 	json_t *auth_methods;	     /* token_endpoint_auth_methods_supported, or NULL */
 };
 
@@ -30,7 +31,7 @@ struct oauth_meta {
  * @extra_scope (may be NULL) is added to the selected scope: what the last
  * token held, so a step-up asks for the union. Returns 0, or -1 with @err:
  * one line naming the document and what is wrong with it (not JSON, an
- * issuer that does not match, a resource for another server, no PKCE S256). */
+ * issuer that does not match, a resource for another server). */
 int oauth_discover(const char *server_url, const struct oauth_challenge *ch,
 		   const char *extra_scope, double timeout_s, struct oauth_meta *out,
 		   struct err *err);

@@ -122,8 +122,15 @@ static int code_flow(const struct server_config *sc, const struct oauth_login_op
 	extra = oauth_scope_union(json_string_value(json_object_get(tok0, "scope")),
 				  json_string_value(json_object_get(json_object_get(state, "challenge"),
 								    "scope")));
-	if (oauth_discover(sc->url, ch, extra, oauth_timeout(sc), &m, err) ||
-	    oauth_client_get(sc, &m, json_object_get(state, "client"), redirect,
+	if (oauth_discover(sc->url, ch, extra, oauth_timeout(sc), &m, err))
+		goto out;
+	if (!m.pkce_s256) {
+		err_set(err, EXIT_UNREACHABLE,
+			"authorization server %.300s does not offer PKCE S256: refusing to log in",
+			m.issuer);
+		goto out;
+	}
+	if (oauth_client_get(sc, &m, json_object_get(state, "client"), redirect,
 			     oauth_timeout(sc), &c, &registered, err))
 		goto out;
 	verifier = oauth_random_text(48);
@@ -194,8 +201,8 @@ int oauth_login(const struct server_config *sc, const struct oauth_login_opts *o
 		err_set(err, EXIT_FAILED, "out of memory");
 		goto out;
 	}
-	if (oauth_is_client_credentials(sc)) {
-		rc = oauth_client_credentials(sc, state, &ch, err);
+	if (oauth_is_headless(sc)) {
+		rc = oauth_headless_token(sc, state, &ch, err);
 		if (!rc)
 			rc = commit(sc, json_object_get(state, "token"),
 				    json_object_get(state, "client"), err);

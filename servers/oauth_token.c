@@ -129,16 +129,17 @@ static void refusal(const struct oauth_http_resp *resp, const char *url, char *e
 	json_decref(j);
 }
 
-json_t *oauth_token_request(const char *token_endpoint, const char *issuer,
-			    const struct oauth_client *c, const char *form, const char *scope,
-			    double timeout_s, char *error_code, struct err *err)
+/* POST @form with @c's authentication; the answer (new) or NULL with @err. */
+static json_t *post_token(const char *token_endpoint, const char *issuer,
+			  const struct oauth_client *c, const char *form, double timeout_s,
+			  char *error_code, struct err *err)
 {
 	struct oauth_http_req req = {.method = "POST", .url = token_endpoint,
 				     .content_type = "application/x-www-form-urlencoded",
 				     .timeout_s = timeout_s};
 	struct oauth_http_resp resp = {0};
 	char *body = strdup(form), *auth = NULL;
-	json_t *ans = NULL, *out = NULL;
+	json_t *ans = NULL;
 	const char *m = c->auth_method ? c->auth_method : "none";
 	int rc = 0;
 
@@ -174,8 +175,6 @@ json_t *oauth_token_request(const char *token_endpoint, const char *issuer,
 		goto out;
 	}
 	ans = oauth_http_json(&resp, "token endpoint", token_endpoint, err);
-	if (ans)
-		out = normalize(ans, scope, token_endpoint, err);
 out:
 	if (resp.body)
 		explicit_bzero(resp.body, resp.len);
@@ -186,6 +185,34 @@ out:
 	if (auth)
 		explicit_bzero(auth, strlen(auth));
 	free(auth);
+	return ans;
+}
+
+json_t *oauth_token_request(const char *token_endpoint, const char *issuer,
+			    const struct oauth_client *c, const char *form, const char *scope,
+			    double timeout_s, char *error_code, struct err *err)
+{
+	json_t *ans = post_token(token_endpoint, issuer, c, form, timeout_s, error_code, err);
+	json_t *out = ans ? normalize(ans, scope, token_endpoint, err) : NULL;
+
+	json_decref(ans);
+	return out;
+}
+
+char *oauth_token_exchange(const char *token_endpoint, const struct oauth_client *c,
+			   const char *form, const char *want_type, double timeout_s,
+			   struct err *err)
+{
+	json_t *ans = post_token(token_endpoint, token_endpoint, c, form, timeout_s, NULL, err);
+	const char *type = json_string_value(json_object_get(ans, "issued_token_type"));
+	const char *tok = json_string_value(json_object_get(ans, "access_token"));
+	char *out = NULL;
+
+	if (ans && (!tok || !type || strcmp(type, want_type)))
+		err_set(err, EXIT_UNREACHABLE, "token exchange at %.300s: no %s issued",
+			token_endpoint, want_type);
+	else if (ans && !(out = strdup(tok)))
+		err_set(err, EXIT_FAILED, "out of memory");
 	json_decref(ans);
 	return out;
 }
