@@ -277,8 +277,8 @@ int oauth_challenged(const struct server_config *sc, long status, const char *ww
 	} else {
 		if (had)
 			json_object_del(state, "token");
-		rc = oauth_login_needed(sc, had ? "refused its token and needs a new login"
-						: "needs login", err);
+		rc = oauth_login_needed(sc, had ? "refused its token (HTTP 401) and needs a new login"
+						: "needs login (HTTP 401)", err);
 	}
 	if (oauth_store_save(sc->token_file, state, rc < 0 ? NULL : err) && rc > 0)
 		rc = -1;

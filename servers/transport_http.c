@@ -600,7 +600,8 @@ static int http_auth_failed(struct transport *t, struct job *j, long status, boo
 {
 	int rc = 0;
 
-	if (!retried)
+	/* A token of the config's own is the user's business: no OAuth. */
+	if (!retried && !configured_authorization(t->sc))
 		rc = oauth_challenged(t->sc, status, j->s.www_auth[0] ? j->s.www_auth : NULL,
 				      j->auth, err);
 	else if (t->sc->token_file && status == 401)
