@@ -81,6 +81,20 @@ static int lang_of(const char *name, const char *file, enum run_lang *out)
 	return 0;
 }
 
+/* Code that failed may have failed for a server that needs an OAuth login
+ * (its folder in the tree is empty): say which, with the command to run. */
+static void say_logins_needed(struct hub *hub)
+{
+	struct hub_server_info in;
+	size_t i;
+
+	for (i = 0; i < hub_count(hub); i++) {
+		hub_info(hub, hub_name(hub, i), &in);
+		if (in.state == HUB_FAILED && strstr(in.why, "`mcpfs login "))
+			cli_error("exec: %s", in.why);
+	}
+}
+
 int cmd_exec(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -189,6 +203,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	}
 	if (!res)
 		status = cli_fail(&e);
+	if (status)
+		say_logins_needed(hub);
 	json_decref(res);
 	hub_free(hub);
 	free(code);

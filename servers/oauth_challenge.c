@@ -11,7 +11,7 @@
 
 static bool tchar(char c)
 {
-	return isalnum((unsigned char)c) || strchr("!#$%&'*+-.^_`|~/", c);
+	return c && (isalnum((unsigned char)c) || strchr("!#$%&'*+-.^_`|~/", c));
 }
 
 static const char *skip_ws(const char *p)
