@@ -14,6 +14,7 @@ import pytest
 
 from conftest import REPO, TEST_SERVERS
 from conftest_http import http_server  # noqa: F401 (fixture)
+from conftest_mount import mounted, wait_until  # noqa: F401 (fixture)
 
 SERVER = str(TEST_SERVERS / "oauth_server.mjs")
 BROWSER = f"sh {REPO / 'tests' / 'oauth_browser.sh'}"
@@ -91,14 +92,20 @@ def test_login_call_logout(mcpfs, http_server):  # noqa: F811
     assert LOGIN_HINT in one_line(mcpfs.run("call", "remote", "whoami", check=3))
 
 
-def test_needs_login_is_said_everywhere(mcpfs, http_server):  # noqa: F811
-    start(http_server, mcpfs)
+def test_needs_login_is_said_everywhere(mcpfs, http_server, mounted):  # noqa: F811
+    srv = start(http_server, mcpfs)
     servers = mcpfs.run("servers", "--json", check=None)
     assert LOGIN_HINT in servers.stdout, servers.stdout
     assert LOGIN_HINT in one_line(mcpfs.run("tools", "remote", check=3))
     out = mcpfs.tmp / "tree"
     mcpfs.run("generate", "--out", out, check=None)
     assert "run 'mcpfs login remote'" in (out / "servers" / "remote" / "README.md").read_text()
+    p = mcpfs.run("exec", "--lang", "python", "-", input="from servers.remote import whoami\n",
+                  check=1)
+    assert LOGIN_HINT in p.stderr, p.stderr
+    mounted.start(servers={"remote": {"url": srv.url("/mcp")}})
+    readme = mounted.point / "servers" / "remote" / "README.md"
+    assert wait_until(lambda: "mcpfs login remote" in readme.read_text(), 60), readme.read_text()
 
 
 def test_expiry_and_refresh(mcpfs, http_server):  # noqa: F811
