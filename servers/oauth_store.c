@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/fsx.h"
@@ -38,7 +39,17 @@ static int make_folder(const char *path, struct err *err)
 	if (!slash)
 		return 0;
 	*slash = '\0';
-	rc = fsx_mkdirs(dir, 0700);
+	/* Only the oauth folder is private: its parents keep the layout's modes. */
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		rc = fsx_mkdirs(dir, 0750);
+		*slash = '/';
+	} else {
+		rc = 0;
+	}
+	if (!rc && mkdir(dir, 0700) && errno != EEXIST)
+		rc = -errno;
 	if (rc)
 		return err_set(err, EXIT_FAILED, "mkdir(%s): %s", dir, strerror(-rc));
 	return 0;

@@ -46,3 +46,13 @@ def test_conformance(mcpfs, scenario, tmp_path):
     passed, total, failed, warnings = map(int, m.groups())
     assert total > 0 and passed == total and failed == 0 and warnings == 0, out
     assert "OVERALL: PASSED" in out, out
+
+
+def test_every_client_scenario_is_run():
+    # A scenario the suite adds must not pass by being left out.
+    if not CONFORMANCE.exists():
+        pytest.skip("tests/node has no @modelcontextprotocol/conformance: run 'make deps'")
+    p = subprocess.run([node22(), str(CONFORMANCE), "list", "--client"], capture_output=True,
+                       text=True, timeout=120)
+    listed = re.findall(r"^\s+- (\S+)", re.sub(r"\x1b\[[0-9;]*m", "", p.stdout), re.M)
+    assert listed and sorted(listed) == sorted(SCENARIOS), listed

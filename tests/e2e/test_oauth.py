@@ -177,3 +177,19 @@ def test_bad_input_stores_nothing(mcpfs, http_server, mode, says):  # noqa: F811
     line = one_line(p)
     assert line.startswith("mcpfs: ") and says in line, line
     assert "token" not in stored(mcpfs) and "client" not in stored(mcpfs)
+
+
+def test_customer_scoped_logins_are_per_customer(mcpfs, http_server):  # noqa: F811
+    start(http_server, mcpfs, config={"scope": "customer"})
+    p = mcpfs.run("login", "remote", "--customer", "acme", "--timeout", "60", check=0,
+                  env={"BROWSER": BROWSER})
+    st = mcpfs.root / "workspaces" / "acme" / "oauth" / "remote.json"
+    assert stat.S_IMODE(st.stat().st_mode) == 0o600 and not store(mcpfs).exists()
+    out = mcpfs.json("call", "remote", "whoami", "--customer", "acme")
+    assert out["content"][0]["text"] == "token 1"
+    line = one_line(mcpfs.run("call", "remote", "whoami", "--customer", "beta", check=3))
+    assert "run `mcpfs login remote --customer beta`" in line
+    p = mcpfs.run("login", "remote", "--customer", "../acme", check=2)
+    assert "customer" in one_line(p)
+    p = mcpfs.run("logout", "remote", "--customer", "acme", check=0)
+    assert not st.exists()
