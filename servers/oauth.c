@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "crypto_lib.h"
 #include "oauth_client.h"
 #include "oauth_http.h"
 #include "oauth_i.h"
@@ -249,6 +250,8 @@ int oauth_challenged(const struct server_config *sc, long status, const char *ww
 		rc = 0;
 		goto out;
 	}
+	if (!crypto_lib_load(err))
+		goto out;
 	lock = oauth_store_lock(sc->token_file, err);
 	if (lock < 0)
 		goto out;

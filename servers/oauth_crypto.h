@@ -1,6 +1,8 @@
-/* The few primitives OAuth needs, from OpenSSL's libcrypto: random bytes,
- * SHA-256, base64 and base64url, and JWT signing for private_key_jwt client
- * authentication (RFC 7523). */
+/* The few primitives OAuth needs, from OpenSSL's libcrypto (crypto_lib.h:
+ * loaded on first use): random bytes, SHA-256, base64 and base64url, and JWT
+ * signing for private_key_jwt client authentication (RFC 7523). Functions
+ * returning a string give NULL when libcrypto cannot be loaded, too: OAuth's
+ * entry points load it first and report that. */
 #ifndef MCPFS_SERVERS_OAUTH_CRYPTO_H
 #define MCPFS_SERVERS_OAUTH_CRYPTO_H
 

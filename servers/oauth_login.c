@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crypto_lib.h"
 #include "oauth.h"
 #include "oauth_client.h"
 #include "oauth_crypto.h"
@@ -192,6 +193,8 @@ int oauth_login(const struct server_config *sc, const struct oauth_login_opts *o
 	if (!sc->token_file || !sc->url)
 		return err_set(err, EXIT_USAGE, "server '%s' is not a remote (http) server",
 			       sc->name);
+	if (!crypto_lib_load(err))
+		return -1;
 	state = oauth_store_load(sc->token_file, sc->url, err);
 	if (!state)
 		return -1;
