@@ -53,7 +53,8 @@ static struct server_config *instance(struct cli *cli, const char *cmd, const ch
 		return NULL;
 	}
 	if (sc->transport == TRANSPORT_STDIO) {
-		cli_error("%s: server '%s' is a local (stdio) server: it takes no login", cmd, name);
+		cli_error("%s: server '%s' is a local (stdio) server: it takes no login", cmd,
+			  name);
 		return NULL;
 	}
 	if (customer && sc->scope != SCOPE_CUSTOMER) {
@@ -89,8 +90,8 @@ int cmd_login(struct cli *cli, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct oauth_login_opts o = {.timeout_s = LOGIN_DEFAULT_TIMEOUT_S, .out = stdout,
-				     .browser = getenv("BROWSER")};
+	struct oauth_login_opts o = {
+	    .timeout_s = LOGIN_DEFAULT_TIMEOUT_S, .out = stdout, .browser = getenv("BROWSER")};
 	const char *customer = NULL;
 	struct server_config *sc;
 	struct err e = {0};

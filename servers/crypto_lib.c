@@ -15,7 +15,10 @@ static const struct {
 	const char *symbol;
 	size_t offset;
 } symbols[] = {
-#define SYM(field) {#field, offsetof(struct crypto_lib, field)}
+#define SYM(field)                                                                                 \
+	{                                                                                          \
+#field, offsetof(struct crypto_lib, field)                                         \
+	}
     SYM(EVP_EncodeBlock),
     SYM(RAND_bytes),
     SYM(EVP_Digest),

@@ -50,7 +50,8 @@ static bool due(const json_t *tok)
 {
 	const json_t *exp = json_object_get(tok, "expires_at");
 	double life = json_number_value(json_object_get(tok, "lifetime"));
-	double ahead = life > 0 && life / 10 < OAUTH_RENEW_AHEAD_S ? life / 10 : OAUTH_RENEW_AHEAD_S;
+	double ahead =
+	    life > 0 && life / 10 < OAUTH_RENEW_AHEAD_S ? life / 10 : OAUTH_RENEW_AHEAD_S;
 
 	return json_is_number(exp) && wall_now() >= json_number_value(exp) - ahead;
 }
@@ -120,7 +121,8 @@ static int refresh(const struct server_config *sc, json_t *state, char *code, st
 		err_set(err, EXIT_FAILED, "out of memory");
 		goto out;
 	}
-	fresh = oauth_token_request(endpoint, issuer, &c, form, json_string_value(json_object_get(tok, "scope")),
+	fresh = oauth_token_request(endpoint, issuer, &c, form,
+				    json_string_value(json_object_get(tok, "scope")),
 				    oauth_timeout(sc), code, err);
 	if (!fresh)
 		goto out;
@@ -147,9 +149,8 @@ int oauth_login_needed(const struct server_config *sc, const char *why, struct e
 {
 	bool cust = sc->customer && strcmp(sc->customer, "default");
 
-	return err_set(err, EXIT_UNREACHABLE, "server '%s' %s: run `mcpfs login %s%s%s`",
-		       sc->name, why, sc->name, cust ? " --customer " : "",
-		       cust ? sc->customer : "");
+	return err_set(err, EXIT_UNREACHABLE, "server '%s' %s: run `mcpfs login %s%s%s`", sc->name,
+		       why, sc->name, cust ? " --customer " : "", cust ? sc->customer : "");
 }
 
 /* Renew the token of @sc under the lock, unless another process (or
@@ -172,9 +173,13 @@ static int renew(const struct server_config *sc, const char *seen, struct err *e
 		rc = 0; /* renewed meanwhile */
 		goto out;
 	}
-	if (json_object_get(json_object_get(state, "token"), "refresh_token"))
+	if (json_object_get(json_object_get(state, "token"), "refresh_token")) {
 		rc = refresh(sc, state, code, err);
-	else if (oauth_is_headless(sc) && !oauth_challenge_from_state(state, &ch))
+		/* Refused for good: drop it, so the server's 401 asks for a login
+		 * rather than a second refresh with the same token. */
+		if (rc && !strcmp(code, "invalid_grant") && !json_object_del(state, "token"))
+			oauth_store_save(sc->token_file, state, NULL);
+	} else if (oauth_is_headless(sc) && !oauth_challenge_from_state(state, &ch))
 		rc = oauth_headless_token(sc, state, &ch, err);
 	if (!rc)
 		rc = oauth_store_save(sc->token_file, state, err);
@@ -199,7 +204,7 @@ char *oauth_authorization(const struct server_config *sc)
 		json_decref(state);
 		/* A failed renewal sends the old token: the server's 401 says what next. */
 		state = seen && !renew(sc, seen, &e) ? oauth_store_load(sc->token_file, sc->url, &e)
-						      : NULL;
+						     : NULL;
 		if (!state && seen)
 			out = bearer(seen);
 		if (seen)
@@ -264,7 +269,8 @@ int oauth_challenged(const struct server_config *sc, long status, const char *ww
 	had = access_of(state) != NULL;
 	if (status == 401 && had && !sent_is(sent, access_of(state))) {
 		rc = 1; /* another process renewed it meanwhile */
-	} else if (status == 401 && json_object_get(json_object_get(state, "token"), "refresh_token")) {
+	} else if (status == 401 &&
+		   json_object_get(json_object_get(state, "token"), "refresh_token")) {
 		rc = refresh(sc, state, code, err) ? -1 : 1;
 		if (rc < 0 && !strcmp(code, "invalid_grant")) {
 			/* Revoked or expired for good: only a new login helps. */
@@ -275,13 +281,18 @@ int oauth_challenged(const struct server_config *sc, long status, const char *ww
 	} else if (oauth_is_headless(sc)) {
 		rc = oauth_headless_token(sc, state, &ch, err) ? -1 : 1;
 	} else if (status == 403) {
-		rc = oauth_login_needed(sc, ch.scope ? "needs more access (a login with the scope "
-						       "it asks for)" : "needs more access", err);
+		rc = oauth_login_needed(sc,
+					ch.scope ? "needs more access (a login with the scope "
+						   "it asks for)"
+						 : "needs more access",
+					err);
 	} else {
 		if (had)
 			json_object_del(state, "token");
-		rc = oauth_login_needed(sc, had ? "refused its token (HTTP 401) and needs a new login"
-						: "needs login (HTTP 401)", err);
+		rc = oauth_login_needed(sc,
+					had ? "refused its token (HTTP 401) and needs a new login"
+					    : "needs login (HTTP 401)",
+					err);
 	}
 	if (oauth_store_save(sc->token_file, state, rc < 0 ? NULL : err) && rc > 0)
 		rc = -1;

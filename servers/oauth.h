@@ -48,8 +48,7 @@ struct oauth_login_opts {
  * on a loopback listener, exchange the code, store the tokens. For a server
  * configured with "grant": "client_credentials", fetch a token instead.
  * Nothing is stored unless it all succeeds. Returns 0 or -1 with @err. */
-int oauth_login(const struct server_config *sc, const struct oauth_login_opts *o,
-		struct err *err);
+int oauth_login(const struct server_config *sc, const struct oauth_login_opts *o, struct err *err);
 
 /* Forget @sc's tokens and registration. Returns 1 when there was a login,
  * 0 when there was none, -1 with @err. */

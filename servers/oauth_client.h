@@ -15,11 +15,11 @@
 
 struct oauth_client {
 	char *client_id;
-	char *client_secret;	/* NULL for public clients */
-	char *auth_method;	/* none, client_secret_basic, client_secret_post, private_key_jwt */
-	char *private_key_pem;	/* private_key_jwt: the key (from the config's file) */
-	char *signing_alg;	/* private_key_jwt: ES256 unless configured */
-	const char *source;	/* static: "config", "metadata document", "registered" */
+	char *client_secret;   /* NULL for public clients */
+	char *auth_method;     /* none, client_secret_basic, client_secret_post, private_key_jwt */
+	char *private_key_pem; /* private_key_jwt: the key (from the config's file) */
+	char *signing_alg;     /* private_key_jwt: ES256 unless configured */
+	const char *source;    /* static: "config", "metadata document", "registered" */
 };
 
 /* The value of @key in @sc's "oauth" config object, or NULL. Borrowed. */

@@ -66,9 +66,9 @@ char *oauth_pkce_challenge(const char *verifier)
 
 static const struct jwt_alg {
 	const char *name;
-	size_t md; /* offset of its EVP_sha* in struct crypto_lib */
-	int key_type;	 /* EVP_PKEY_EC or EVP_PKEY_RSA */
-	size_t ec_half;	 /* bytes of r and of s in a JWS ECDSA signature; 0: not EC */
+	size_t md;	/* offset of its EVP_sha* in struct crypto_lib */
+	int key_type;	/* EVP_PKEY_EC or EVP_PKEY_RSA */
+	size_t ec_half; /* bytes of r and of s in a JWS ECDSA signature; 0: not EC */
 	bool pss;
 } jwt_algs[] = {
 #define MD(f) offsetof(struct crypto_lib, f)
@@ -120,8 +120,10 @@ char *oauth_jwt_sign(const char *claims, const char *pem, const char *alg, struc
 		if (!strcmp(jwt_algs[i].name, alg))
 			a = &jwt_algs[i];
 	if (!a) {
-		err_set(err, EXIT_USAGE, "signing algorithm '%.40s' is not one of ES256, ES384, "
-			"RS256, RS384, RS512, PS256", alg);
+		err_set(err, EXIT_USAGE,
+			"signing algorithm '%.40s' is not one of ES256, ES384, "
+			"RS256, RS384, RS512, PS256",
+			alg);
 		return NULL;
 	}
 	memcpy(&md, (const char *)c + a->md, sizeof(md));

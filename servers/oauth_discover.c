@@ -36,8 +36,8 @@ static int split_url(const char *url, char *origin, size_t on, char *path, size_
 static int fetch_doc(const char *url, const char *what, double timeout_s, json_t **out,
 		     struct err *err)
 {
-	struct oauth_http_req req = {.method = "GET", .url = url, .timeout_s = timeout_s,
-				     .protocol_version = "2025-11-25"};
+	struct oauth_http_req req = {
+	    .method = "GET", .url = url, .timeout_s = timeout_s, .protocol_version = "2025-11-25"};
 	struct oauth_http_resp resp;
 	int rc;
 
@@ -140,8 +140,8 @@ static bool has_word(const json_t *arr, const char *w)
 	const json_t *v;
 	size_t i;
 
-	json_array_foreach(arr, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), w))
-	    return true;
+	json_array_foreach(arr, i, v) if (json_is_string(v) &&
+					  !strcmp(json_string_value(v), w)) return true;
 	return false;
 }
 
@@ -153,12 +153,13 @@ static int find_prm(const char *server_url, const struct oauth_challenge *ch, do
 	int rc;
 
 	if (ch && ch->resource_metadata) {
-		rc = fetch_doc(ch->resource_metadata, "protected resource metadata",
-			       timeout_s, prm, err);
+		rc = fetch_doc(ch->resource_metadata, "protected resource metadata", timeout_s, prm,
+			       err);
 		if (rc == 0)
 			err_set(err, EXIT_UNREACHABLE,
 				"protected resource metadata %.300s (named by the server's 401): "
-				"not found", ch->resource_metadata);
+				"not found",
+				ch->resource_metadata);
 		return rc > 0 ? 1 : -1;
 	}
 	if (split_url(server_url, origin, sizeof(origin), path, sizeof(path)))
@@ -243,8 +244,8 @@ static int take_endpoint(const json_t *meta, const char *key, const char *fallba
 	return *out ? 0 : err_set(err, EXIT_FAILED, "out of memory");
 }
 
-static int select_scope(struct oauth_meta *m, const struct oauth_challenge *ch,
-			const json_t *prm, const json_t *as_meta, const char *extra)
+static int select_scope(struct oauth_meta *m, const struct oauth_challenge *ch, const json_t *prm,
+			const json_t *as_meta, const char *extra)
 {
 	const json_t *as_scopes = json_object_get(as_meta, "scopes_supported");
 	char *s = NULL, *next;
@@ -297,11 +298,13 @@ int oauth_discover(const char *server_url, const struct oauth_challenge *ch,
 				     res, server_url);
 			goto out;
 		}
-		as = json_string_value(json_array_get(json_object_get(prm, "authorization_servers"), 0));
+		as = json_string_value(
+		    json_array_get(json_object_get(prm, "authorization_servers"), 0));
 		if (!as) {
 			rc = err_set(err, EXIT_UNREACHABLE,
 				     "protected resource metadata of %.300s names no "
-				     "authorization_servers", server_url);
+				     "authorization_servers",
+				     server_url);
 			goto out;
 		}
 		m.resource = strdup(res ? res : server_url);
@@ -325,15 +328,16 @@ int oauth_discover(const char *server_url, const struct oauth_challenge *ch,
 		if (prm && (!iss || !same_issuer(iss, m.issuer))) {
 			rc = err_set(err, EXIT_UNREACHABLE,
 				     "authorization server metadata %.200s: issuer %.150s does "
-				     "not match %.150s", from, iss ? iss : "(missing)", m.issuer);
+				     "not match %.150s",
+				     from, iss ? iss : "(missing)", m.issuer);
 			goto out;
 		}
 		m.pkce_s256 =
 		    has_word(json_object_get(as_meta, "code_challenge_methods_supported"), "S256");
 		m.cimd_supported =
 		    json_is_true(json_object_get(as_meta, "client_id_metadata_document_supported"));
-		m.auth_methods = json_incref(json_object_get(as_meta,
-							     "token_endpoint_auth_methods_supported"));
+		m.auth_methods =
+		    json_incref(json_object_get(as_meta, "token_endpoint_auth_methods_supported"));
 	} else {
 		m.pkce_s256 = true;
 		fb_auth = join(origin, "/authorize", "");
@@ -347,16 +351,18 @@ int oauth_discover(const char *server_url, const struct oauth_challenge *ch,
 	if (!from)
 		from = strdup(m.issuer);
 	rc = -1;
-	if (!from || take_endpoint(as_meta, "authorization_endpoint", fb_auth, from,
-				   &m.authorization_endpoint, err) ||
+	if (!from ||
+	    take_endpoint(as_meta, "authorization_endpoint", fb_auth, from,
+			  &m.authorization_endpoint, err) ||
 	    take_endpoint(as_meta, "token_endpoint", fb_token, from, &m.token_endpoint, err) ||
-	    take_endpoint(as_meta, "registration_endpoint", fb_reg, from,
-			  &m.registration_endpoint, err))
+	    take_endpoint(as_meta, "registration_endpoint", fb_reg, from, &m.registration_endpoint,
+			  err))
 		goto out;
 	if (!m.authorization_endpoint || !m.token_endpoint) {
 		err_set(err, EXIT_UNREACHABLE,
 			"authorization server metadata %.300s: no authorization_endpoint or "
-			"token_endpoint", from);
+			"token_endpoint",
+			from);
 		goto out;
 	}
 	select_scope(&m, ch, prm, as_meta, extra_scope);

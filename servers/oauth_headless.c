@@ -32,7 +32,8 @@ static bool is_id_jag(const struct server_config *sc)
 /* The configured ID token: "id_token", or the file "id_token_file". New. */
 static char *id_token(const struct server_config *sc, struct err *err)
 {
-	const char *v = oauth_config_get(sc, "id_token"), *f = oauth_config_get(sc, "id_token_file");
+	const char *v = oauth_config_get(sc, "id_token"),
+		   *f = oauth_config_get(sc, "id_token_file");
 	char *out = NULL;
 	size_t len;
 	int rc;
@@ -42,14 +43,16 @@ static char *id_token(const struct server_config *sc, struct err *err)
 	else if (f) {
 		rc = fsx_read(f, ID_TOKEN_MAX, &out, &len);
 		if (rc) {
-			err_set(err, EXIT_USAGE, "server '%s': oauth.id_token_file %s: %s", sc->name, f,
-				strerror(-rc));
+			err_set(err, EXIT_USAGE, "server '%s': oauth.id_token_file %s: %s",
+				sc->name, f, strerror(-rc));
 			return NULL;
 		}
 		out[strcspn(out, "\r\n")] = '\0';
 	} else {
-		err_set(err, EXIT_USAGE, "server '%s': \"grant\": \"id-jag\" needs \"id_token\" or "
-			"\"id_token_file\" in its oauth config", sc->name);
+		err_set(err, EXIT_USAGE,
+			"server '%s': \"grant\": \"id-jag\" needs \"id_token\" or "
+			"\"id_token_file\" in its oauth config",
+			sc->name);
 		return NULL;
 	}
 	if (!out)
@@ -66,8 +69,10 @@ static char *id_jag(const struct server_config *sc, const struct oauth_meta *m, 
 	char *subject, *form = NULL, *out = NULL;
 
 	if (!endpoint || !oauth_config_get(sc, "idp_client_id")) {
-		err_set(err, EXIT_USAGE, "server '%s': \"grant\": \"id-jag\" needs "
-			"\"idp_token_endpoint\" and \"idp_client_id\" in its oauth config", sc->name);
+		err_set(err, EXIT_USAGE,
+			"server '%s': \"grant\": \"id-jag\" needs "
+			"\"idp_token_endpoint\" and \"idp_client_id\" in its oauth config",
+			sc->name);
 		return NULL;
 	}
 	subject = id_token(sc, err);
@@ -77,15 +82,19 @@ static char *id_jag(const struct server_config *sc, const struct oauth_meta *m, 
 	idp.client_secret = (char *)oauth_config_get(sc, "idp_client_secret");
 	if (idp.client_secret)
 		idp.auth_method = "client_secret_post";
-	if (oauth_form_add(&form, "grant_type", "urn:ietf:params:oauth:grant-type:token-exchange") ||
+	if (oauth_form_add(&form, "grant_type",
+			   "urn:ietf:params:oauth:grant-type:token-exchange") ||
 	    oauth_form_add(&form, "requested_token_type", TYPE_ID_JAG) ||
 	    oauth_form_add(&form, "audience", m->issuer) ||
-	    oauth_form_add(&form, "resource", m->resource) || oauth_form_add(&form, "scope", m->scope) ||
+	    oauth_form_add(&form, "resource", m->resource) ||
+	    oauth_form_add(&form, "scope", m->scope) ||
 	    oauth_form_add(&form, "subject_token", subject) ||
-	    oauth_form_add(&form, "subject_token_type", "urn:ietf:params:oauth:token-type:id_token"))
+	    oauth_form_add(&form, "subject_token_type",
+			   "urn:ietf:params:oauth:token-type:id_token"))
 		err_set(err, EXIT_FAILED, "out of memory");
 	else
-		out = oauth_token_exchange(endpoint, &idp, form, TYPE_ID_JAG, oauth_timeout(sc), err);
+		out =
+		    oauth_token_exchange(endpoint, &idp, form, TYPE_ID_JAG, oauth_timeout(sc), err);
 	explicit_bzero(subject, strlen(subject));
 	free(subject);
 	if (form)
@@ -94,8 +103,7 @@ static char *id_jag(const struct server_config *sc, const struct oauth_meta *m, 
 	return out;
 }
 
-static char *grant_form(const struct server_config *sc, const struct oauth_meta *m,
-			struct err *err)
+static char *grant_form(const struct server_config *sc, const struct oauth_meta *m, struct err *err)
 {
 	char *form = NULL, *assertion = NULL;
 	int rc;
@@ -104,7 +112,8 @@ static char *grant_form(const struct server_config *sc, const struct oauth_meta 
 		assertion = id_jag(sc, m, err);
 		if (!assertion)
 			return NULL;
-		rc = oauth_form_add(&form, "grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer") ||
+		rc = oauth_form_add(&form, "grant_type",
+				    "urn:ietf:params:oauth:grant-type:jwt-bearer") ||
 		     oauth_form_add(&form, "assertion", assertion);
 		explicit_bzero(assertion, strlen(assertion));
 		free(assertion);
@@ -131,11 +140,12 @@ int oauth_headless_token(const struct server_config *sc, json_t *state,
 	if (!oauth_config_get(sc, "client_id"))
 		return err_set(err, EXIT_USAGE,
 			       "server '%s': \"grant\": \"%s\" needs \"client_id\" in its oauth "
-			       "config", sc->name, oauth_config_get(sc, "grant"));
+			       "config",
+			       sc->name, oauth_config_get(sc, "grant"));
 	if (oauth_discover(sc->url, ch, oauth_config_get(sc, "scope"), oauth_timeout(sc), &m,
 			   err) ||
-	    oauth_client_get(sc, &m, json_object_get(state, "client"), NULL, oauth_timeout(sc),
-			     &c, &registered, err))
+	    oauth_client_get(sc, &m, json_object_get(state, "client"), NULL, oauth_timeout(sc), &c,
+			     &registered, err))
 		goto out;
 	form = grant_form(sc, &m, err);
 	if (!form)

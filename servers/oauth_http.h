@@ -13,22 +13,22 @@
 #define OAUTH_HTTP_BODY_MAX (1u << 20)
 
 struct oauth_http_req {
-	const char *method;	   /* "GET" or "POST" */
+	const char *method; /* "GET" or "POST" */
 	const char *url;
-	const char *content_type;  /* of @body; NULL: none */
-	const char *body;	   /* NULL: none */
-	const char *accept;	   /* NULL: application/json */
-	const char *authorization; /* the whole Authorization value; NULL: none */
+	const char *content_type;     /* of @body; NULL: none */
+	const char *body;	      /* NULL: none */
+	const char *accept;	      /* NULL: application/json */
+	const char *authorization;    /* the whole Authorization value; NULL: none */
 	const char *protocol_version; /* MCP-Protocol-Version; NULL: none */
 	double timeout_s;
 };
 
 struct oauth_http_resp {
-	long status;		    /* 0 when no answer came */
-	char *body;		    /* owned, NUL-terminated; may be NULL */
+	long status; /* 0 when no answer came */
+	char *body;  /* owned, NUL-terminated; may be NULL */
 	size_t len;
-	char *www_authenticate;	    /* owned: the first WWW-Authenticate value, or NULL */
-	char *content_type;	    /* owned, or NULL */
+	char *www_authenticate; /* owned: the first WWW-Authenticate value, or NULL */
+	char *content_type;	/* owned, or NULL */
 };
 
 /* Run @req. Returns 0 when an answer (any status) arrived, else -1 with

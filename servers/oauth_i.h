@@ -32,6 +32,6 @@ int oauth_challenge_from_state(const json_t *state, struct oauth_challenge *out)
  * grant (RFC 7523) turns into the token. Puts "token" and "client" into
  * @state (borrowed). 0 or -1 with @err. */
 int oauth_headless_token(const struct server_config *sc, json_t *state,
-			     const struct oauth_challenge *ch, struct err *err);
+			 const struct oauth_challenge *ch, struct err *err);
 
 #endif

@@ -23,8 +23,11 @@ extern char **environ;
 static int probe(const struct server_config *sc, struct oauth_challenge *ch, struct err *err)
 {
 	struct oauth_http_req req = {
-	    .method = "POST", .url = sc->url, .content_type = "application/json",
-	    .accept = "application/json, text/event-stream", .timeout_s = oauth_timeout(sc),
+	    .method = "POST",
+	    .url = sc->url,
+	    .content_type = "application/json",
+	    .accept = "application/json, text/event-stream",
+	    .timeout_s = oauth_timeout(sc),
 	    .body = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
 		    "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
 		    "\"clientInfo\":{\"name\":\"mcpfs\",\"version\":\"0.1.0\"}}}"};
@@ -94,8 +97,8 @@ static int commit(const struct server_config *sc, json_t *tok, json_t *client, s
 	state = oauth_store_load(sc->token_file, sc->url, err);
 	if (state)
 		json_object_del(state, "challenge");
-	if (state && (json_object_set(state, "token", tok) ||
-		      json_object_set(state, "client", client)))
+	if (state &&
+	    (json_object_set(state, "token", tok) || json_object_set(state, "client", client)))
 		err_set(err, EXIT_FAILED, "out of memory");
 	else if (state)
 		rc = oauth_store_save(sc->token_file, state, err);
@@ -120,9 +123,9 @@ static int code_flow(const struct server_config *sc, const struct oauth_login_op
 		return -1;
 	snprintf(redirect, sizeof(redirect), "http://127.0.0.1:%d/callback", port);
 	/* A step-up keeps what the last token could do. */
-	extra = oauth_scope_union(json_string_value(json_object_get(tok0, "scope")),
-				  json_string_value(json_object_get(json_object_get(state, "challenge"),
-								    "scope")));
+	extra = oauth_scope_union(
+	    json_string_value(json_object_get(tok0, "scope")),
+	    json_string_value(json_object_get(json_object_get(state, "challenge"), "scope")));
 	if (oauth_discover(sc->url, ch, extra, oauth_timeout(sc), &m, err))
 		goto out;
 	if (!m.pkce_s256) {
@@ -131,8 +134,8 @@ static int code_flow(const struct server_config *sc, const struct oauth_login_op
 			m.issuer);
 		goto out;
 	}
-	if (oauth_client_get(sc, &m, json_object_get(state, "client"), redirect,
-			     oauth_timeout(sc), &c, &registered, err))
+	if (oauth_client_get(sc, &m, json_object_get(state, "client"), redirect, oauth_timeout(sc),
+			     &c, &registered, err))
 		goto out;
 	verifier = oauth_random_text(48);
 	challenge = verifier ? oauth_pkce_challenge(verifier) : NULL;
@@ -148,7 +151,8 @@ static int code_flow(const struct server_config *sc, const struct oauth_login_op
 	if (oauth_loopback_wait(fd, st, o->timeout_s, &code, err))
 		goto out;
 	if (oauth_form_add(&form, "grant_type", "authorization_code") ||
-	    oauth_form_add(&form, "code", code) || oauth_form_add(&form, "redirect_uri", redirect) ||
+	    oauth_form_add(&form, "code", code) ||
+	    oauth_form_add(&form, "redirect_uri", redirect) ||
 	    oauth_form_add(&form, "code_verifier", verifier) ||
 	    oauth_form_add(&form, "resource", m.resource)) {
 		err_set(err, EXIT_FAILED, "out of memory");
@@ -183,8 +187,7 @@ out:
 	return rc;
 }
 
-int oauth_login(const struct server_config *sc, const struct oauth_login_opts *o,
-		struct err *err)
+int oauth_login(const struct server_config *sc, const struct oauth_login_opts *o, struct err *err)
 {
 	struct oauth_challenge ch = {0};
 	json_t *state;

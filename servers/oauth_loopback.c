@@ -66,11 +66,15 @@ static void reply(int c, int status, const char *text)
 	char out[1024];
 	int n;
 
-	n = snprintf(out, sizeof(out),
-		     "HTTP/1.1 %d %s\r\nContent-Type: text/html; charset=utf-8\r\n"
-		     "Content-Length: %zu\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n%s",
-		     status, status == 200 ? "OK" : status == 404 ? "Not Found" : "Bad Request",
-		     strlen(text), text);
+	n = snprintf(
+	    out, sizeof(out),
+	    "HTTP/1.1 %d %s\r\nContent-Type: text/html; charset=utf-8\r\n"
+	    "Content-Length: %zu\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n%s",
+	    status,
+	    status == 200   ? "OK"
+	    : status == 404 ? "Not Found"
+			    : "Bad Request",
+	    strlen(text), text);
 	if (n > 0)
 		fsx_write_all(c, out, (size_t)n < sizeof(out) ? (size_t)n : sizeof(out) - 1);
 }
@@ -126,7 +130,7 @@ static bool printable(const char *s)
 static int handle(int c, const char *state, char **code, struct err *err)
 {
 	char req[REQUEST_MAX] = "", *got_state = NULL, *got_code = NULL, *error = NULL,
-				    *desc = NULL;
+	     *desc = NULL;
 	const char *q;
 	int rc = 1;
 
@@ -142,7 +146,8 @@ static int handle(int c, const char *state, char **code, struct err *err)
 	desc = param(q, "error_description");
 	if (!got_state || strcmp(got_state, state)) {
 		reply(c, 400, "This login did not come from this mcpfs login (state mismatch).");
-		err_set(err, EXIT_FAILED, "the redirect's state does not match this login: "
+		err_set(err, EXIT_FAILED,
+			"the redirect's state does not match this login: "
 			"refused (start the login again)");
 	} else if (error) {
 		reply(c, 400, "The authorization server refused the login.");
@@ -164,8 +169,7 @@ static int handle(int c, const char *state, char **code, struct err *err)
 	return rc;
 }
 
-int oauth_loopback_wait(int fd, const char *state, double timeout_s, char **code,
-			struct err *err)
+int oauth_loopback_wait(int fd, const char *state, double timeout_s, char **code, struct err *err)
 {
 	double until = clock_now_s() + timeout_s;
 	struct pollfd p = {.fd = fd, .events = POLLIN};

@@ -13,7 +13,6 @@ int oauth_loopback_open(int *port, struct err *err);
 /* Wait up to @timeout_s for GET /callback. Other paths get 404 and the wait
  * goes on. A redirect whose state is not @state, or that carries an OAuth
  * error, fails with @err. Returns 0 with *@code new, or -1. Closes nothing. */
-int oauth_loopback_wait(int fd, const char *state, double timeout_s, char **code,
-			struct err *err);
+int oauth_loopback_wait(int fd, const char *state, double timeout_s, char **code, struct err *err);
 
 #endif

@@ -28,8 +28,8 @@ static bool supports(const json_t *methods, const char *m)
 	/* RFC 8414: an absent list means client_secret_basic only. */
 	if (!json_is_array(methods))
 		return !strcmp(m, "client_secret_basic");
-	json_array_foreach(methods, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), m))
-	    return true;
+	json_array_foreach(methods, i, v) if (json_is_string(v) &&
+					      !strcmp(json_string_value(v), m)) return true;
 	return false;
 }
 
@@ -68,8 +68,9 @@ static int from_config(const struct server_config *sc, const struct oauth_meta *
 	if (key_file) {
 		rc = fsx_read(key_file, OAUTH_KEY_MAX, &c->private_key_pem, &len);
 		if (rc)
-			return err_set(err, EXIT_USAGE, "server '%s': oauth.private_key_file %s: %s",
-				       sc->name, key_file, strerror(-rc));
+			return err_set(err, EXIT_USAGE,
+				       "server '%s': oauth.private_key_file %s: %s", sc->name,
+				       key_file, strerror(-rc));
 		if (!method)
 			method = "private_key_jwt";
 	}
@@ -102,27 +103,28 @@ static int dynamic(const struct server_config *sc, const struct oauth_meta *m,
 	const char *want = supports(m->auth_methods, "none") || !json_is_array(m->auth_methods)
 			       ? "none"
 			       : pick_method(m->auth_methods, true);
-	struct oauth_http_req req = {.method = "POST", .url = m->registration_endpoint,
-				     .content_type = "application/json", .timeout_s = timeout_s};
+	struct oauth_http_req req = {.method = "POST",
+				     .url = m->registration_endpoint,
+				     .content_type = "application/json",
+				     .timeout_s = timeout_s};
 	struct oauth_http_resp resp;
 	json_t *body, *ans = NULL;
 	const char *method;
 	char *text;
 	int rc = -1;
 
-	body = json_pack("{s:s, s:[s], s:[s,s], s:[s], s:s}", "client_name",
-			 name ? name : "mcpfs", "redirect_uris",
-			 redirect_uri ? redirect_uri : "http://127.0.0.1/callback", "grant_types",
-			 "authorization_code", "refresh_token", "response_types", "code",
-			 "token_endpoint_auth_method", want);
+	body = json_pack("{s:s, s:[s], s:[s,s], s:[s], s:s}", "client_name", name ? name : "mcpfs",
+			 "redirect_uris", redirect_uri ? redirect_uri : "http://127.0.0.1/callback",
+			 "grant_types", "authorization_code", "refresh_token", "response_types",
+			 "code", "token_endpoint_auth_method", want);
 	text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	json_decref(body);
 	if (!text)
 		return err_set(err, EXIT_FAILED, "out of memory");
 	req.body = text;
 	if (oauth_http(&req, &resp, err) == 0)
-		ans = oauth_http_json(&resp, "client registration at", m->registration_endpoint,
-				      err);
+		ans =
+		    oauth_http_json(&resp, "client registration at", m->registration_endpoint, err);
 	oauth_http_resp_free(&resp);
 	free(text);
 	if (!ans)
@@ -134,10 +136,10 @@ static int dynamic(const struct server_config *sc, const struct oauth_meta *m,
 	}
 	method = json_string_value(json_object_get(ans, "token_endpoint_auth_method"));
 	if (set(&c->client_id, json_string_value(json_object_get(ans, "client_id")), err) ||
-	    set(&c->client_secret, json_string_value(json_object_get(ans, "client_secret")),
-		err) ||
+	    set(&c->client_secret, json_string_value(json_object_get(ans, "client_secret")), err) ||
 	    set(&c->auth_method,
-		method ? method : pick_method(m->auth_methods, json_object_get(ans, "client_secret")),
+		method ? method
+		       : pick_method(m->auth_methods, json_object_get(ans, "client_secret")),
 		err))
 		goto out;
 	c->source = "registered";
@@ -201,7 +203,8 @@ void oauth_client_free(struct oauth_client *c)
 int oauth_client_stored(const struct server_config *sc, const json_t *stored,
 			struct oauth_client *out, struct err *err)
 {
-	const char *method = json_string_value(json_object_get(stored, "token_endpoint_auth_method"));
+	const char *method =
+	    json_string_value(json_object_get(stored, "token_endpoint_auth_method"));
 	struct oauth_client c = {0};
 	int rc;
 

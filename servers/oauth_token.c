@@ -47,8 +47,9 @@ static int add_assertion(char **form, const struct oauth_client *c, const char *
 
 	if (!c->private_key_pem) {
 		free(jti);
-		return err_set(err, EXIT_USAGE,
-			       "private_key_jwt needs \"private_key_file\" in the server's oauth config");
+		return err_set(
+		    err, EXIT_USAGE,
+		    "private_key_jwt needs \"private_key_file\" in the server's oauth config");
 	}
 	j = jti ? json_pack("{s:s, s:s, s:s, s:I, s:I, s:s}", "iss", c->client_id, "sub",
 			    c->client_id, "aud", audience, "iat", (json_int_t)now, "exp",
@@ -86,8 +87,8 @@ static json_t *normalize(const json_t *ans, const char *scope, const char *url, 
 		return NULL;
 	}
 	if (type && strcasecmp(type, "Bearer")) {
-		err_set(err, EXIT_UNREACHABLE, "token endpoint %.300s: token_type %.40s, not Bearer",
-			url, type);
+		err_set(err, EXIT_UNREACHABLE,
+			"token endpoint %.300s: token_type %.40s, not Bearer", url, type);
 		return NULL;
 	}
 	t = json_pack("{s:s}", "access_token", access);
@@ -134,7 +135,8 @@ static json_t *post_token(const char *token_endpoint, const char *issuer,
 			  const struct oauth_client *c, const char *form, double timeout_s,
 			  char *error_code, struct err *err)
 {
-	struct oauth_http_req req = {.method = "POST", .url = token_endpoint,
+	struct oauth_http_req req = {.method = "POST",
+				     .url = token_endpoint,
 				     .content_type = "application/x-www-form-urlencoded",
 				     .timeout_s = timeout_s};
 	struct oauth_http_resp resp = {0};
@@ -154,7 +156,8 @@ static json_t *post_token(const char *token_endpoint, const char *issuer,
 		rc = auth ? 0 : err_set(err, EXIT_FAILED, "out of memory");
 	} else if (!strcmp(m, "client_secret_post")) {
 		rc = oauth_form_add(&body, "client_id", c->client_id) ||
-		     oauth_form_add(&body, "client_secret", c->client_secret ? c->client_secret : "");
+		     oauth_form_add(&body, "client_secret",
+				    c->client_secret ? c->client_secret : "");
 	} else if (!strcmp(m, "private_key_jwt")) {
 		rc = oauth_form_add(&body, "client_id", c->client_id) ||
 		     add_assertion(&body, c, issuer, err);

@@ -70,6 +70,9 @@ def test_login_call_logout(mcpfs, http_server):  # noqa: F811
     srv = start(http_server, mcpfs)
     p = mcpfs.run("call", "remote", "whoami", check=3)
     assert LOGIN_HINT in one_line(p)
+    # One POST, refused; no GET: a 401 is never taken for a legacy SSE server.
+    s = stats(srv)
+    assert s["mcp_401"] == 1 and s["mcp_get"] == 0, s
     p = login(mcpfs)
     assert srv.url("/authorize?") in p.stdout and "Logged in to 'remote'" in p.stdout
     st = store(mcpfs)
@@ -168,15 +171,18 @@ def test_changed_url_drops_tokens(mcpfs, http_server):  # noqa: F811
     ("bad_metadata", "not a JSON object"),
     ("bad_issuer", "does not match"),
     ("wrong_state", "state does not match"),
+    ("no_pkce", "does not offer PKCE S256"),
     ("hang_token", "imeout"),
 ])
 def test_bad_input_stores_nothing(mcpfs, http_server, mode, says):  # noqa: F811
-    start(http_server, mcpfs, env={"OAUTH_MODE": mode}, config={"timeout": 3})
+    srv = start(http_server, mcpfs, env={"OAUTH_MODE": mode}, config={"timeout": 3})
     p = login(mcpfs, check=None)
     assert p.returncode not in (0, 86, 87), p.stderr
     line = one_line(p)
     assert line.startswith("mcpfs: ") and says in line, line
     assert "token" not in stored(mcpfs) and "client" not in stored(mcpfs)
+    if mode == "no_pkce":
+        assert stats(srv)["authorize"] == 0
 
 
 def test_customer_scoped_logins_are_per_customer(mcpfs, http_server):  # noqa: F811

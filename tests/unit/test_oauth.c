@@ -21,8 +21,8 @@ static const struct {
 	bool bearer;
 	const char *resource_metadata, *scope, *error;
 } challenges[] = {
-    {"Bearer resource_metadata=\"https://a.test/.well-known/oauth-protected-resource/mcp\"",
-     true, "https://a.test/.well-known/oauth-protected-resource/mcp", NULL, NULL},
+    {"Bearer resource_metadata=\"https://a.test/.well-known/oauth-protected-resource/mcp\"", true,
+     "https://a.test/.well-known/oauth-protected-resource/mcp", NULL, NULL},
     {"Bearer scope=\"mcp:basic mcp:write\", resource_metadata=\"http://127.0.0.1:9/p\", "
      "error=\"insufficient_scope\"",
      true, "http://127.0.0.1:9/p", "mcp:basic mcp:write", "insufficient_scope"},
@@ -64,12 +64,18 @@ static void test_urls(void)
 		const char *url;
 		bool ok;
 	} urls[] = {
-	    {"https://as.example.test/token", true}, {"http://127.0.0.1:8080/token", true},
-	    {"http://localhost/token", true},	     {"http://[::1]:9/t", true},
-	    {"http://127.9.9.9/t", true},	     {"http://example.test/token", false},
-	    {"http://127.0.0.1.evil.test/t", false}, {"http://127.0.0.1@evil.test/t", false},
-	    {"http://evil.test@127.0.0.1/t", false}, {"ftp://127.0.0.1/t", false},
-	    {"file:///etc/passwd", false},	     {"javascript:alert(1)", false},
+	    {"https://as.example.test/token", true},
+	    {"http://127.0.0.1:8080/token", true},
+	    {"http://localhost/token", true},
+	    {"http://[::1]:9/t", true},
+	    {"http://127.9.9.9/t", true},
+	    {"http://example.test/token", false},
+	    {"http://127.0.0.1.evil.test/t", false},
+	    {"http://127.0.0.1@evil.test/t", false},
+	    {"http://evil.test@127.0.0.1/t", false},
+	    {"ftp://127.0.0.1/t", false},
+	    {"file:///etc/passwd", false},
+	    {"javascript:alert(1)", false},
 	};
 	size_t i;
 
@@ -106,8 +112,9 @@ static void test_encoding(void)
 	CHECK(s && !strcmp(s, "Qyssj11hBZVxbjOA7EyO9TDcSq-TGnMv3NkscohCLck"), "S256 %s", s);
 	free(s);
 	s = oauth_random_text(32);
-	CHECK(s && strlen(s) == 43 && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-						"0123456789-_") == 43,
+	CHECK(s && strlen(s) == 43 &&
+		  strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789-_") == 43,
 	      "random %s", s);
 	free(s);
 	CHECK(!oauth_form_add(&form, "redirect_uri", "http://127.0.0.1:5/cb?x=1&y") &&

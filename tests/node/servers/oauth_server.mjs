@@ -11,6 +11,7 @@
 //   OAUTH_MODE=          bad_metadata: the authorization server metadata is
 //                        not JSON; bad_issuer: its issuer is another URL;
 //                        wrong_state: the redirect carries another state;
+//                        no_pkce: the metadata offers no S256;
 //                        hang_token: the token endpoint never answers
 // Test hooks: GET /_stats (counts of requests by kind), POST /_revoke (every
 // token and refresh token stops working).
@@ -22,7 +23,8 @@ import { z } from "zod";
 
 const mode = process.env.OAUTH_MODE ?? "";
 const expiresIn = Number(process.env.OAUTH_EXPIRES_IN ?? 3600);
-const stats = { register: 0, authorize: 0, code: 0, refresh: 0, refresh_reused: 0, mcp_401: 0 };
+const stats = { register: 0, authorize: 0, code: 0, refresh: 0, refresh_reused: 0, mcp_401: 0,
+	mcp_get: 0 };
 const clients = new Map(); // client_id -> registration
 const codes = new Map(); // code -> {client_id, challenge, redirect_uri, resource, scope}
 const tokens = new Map(); // access token -> {serial, expires}
@@ -59,7 +61,7 @@ function metadata(res) {
 		registration_endpoint: `${base}/register`,
 		response_types_supported: ["code"],
 		grant_types_supported: ["authorization_code", "refresh_token"],
-		code_challenge_methods_supported: ["S256"],
+		code_challenge_methods_supported: mode === "no_pkce" ? ["plain"] : ["S256"],
 		token_endpoint_auth_methods_supported: ["none"],
 		scopes_supported: ["mcp"],
 	});
@@ -121,6 +123,8 @@ function mcpServer(tok) {
 }
 
 async function mcp(req, res) {
+	if (req.method === "GET")
+		stats.mcp_get++;
 	const auth = req.headers.authorization ?? "";
 	const tok = auth.startsWith("Bearer ") ? tokens.get(auth.slice(7)) : undefined;
 	if (!tok || tok.expires < Date.now()) {
