@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,8 +20,10 @@
 extern char **environ;
 
 /* An unauthenticated initialize: its 401 names the resource metadata and
- * scope. A server that lets initialize through leaves @ch empty. */
-static int probe(const struct server_config *sc, struct oauth_challenge *ch, struct err *err)
+ * scope. A server that lets initialize through leaves @ch empty, and sets
+ * *@open. */
+static int probe(const struct server_config *sc, struct oauth_challenge *ch, bool *open,
+		 struct err *err)
 {
 	struct oauth_http_req req = {
 	    .method = "POST",
@@ -38,6 +41,7 @@ static int probe(const struct server_config *sc, struct oauth_challenge *ch, str
 		rc = -1;
 	else if (resp.status == 401 && oauth_challenge_parse(resp.www_authenticate, ch))
 		rc = err_set(err, EXIT_FAILED, "out of memory");
+	*open = resp.status >= 200 && resp.status <= 299;
 	oauth_http_resp_free(&resp);
 	return rc;
 }
@@ -190,6 +194,7 @@ out:
 int oauth_login(const struct server_config *sc, const struct oauth_login_opts *o, struct err *err)
 {
 	struct oauth_challenge ch = {0};
+	bool open = false;
 	json_t *state;
 	int rc = -1;
 
@@ -201,10 +206,17 @@ int oauth_login(const struct server_config *sc, const struct oauth_login_opts *o
 	state = oauth_store_load(sc->token_file, sc->url, err);
 	if (!state)
 		return -1;
-	if (probe(sc, &ch, err))
+	if (probe(sc, &ch, &open, err))
 		goto out;
 	if (!ch.bearer && oauth_challenge_from_state(state, &ch)) {
 		err_set(err, EXIT_FAILED, "out of memory");
+		goto out;
+	}
+	/* Nothing asked for a login: neither this initialize nor an earlier
+	 * request (a server may let initialize through and guard its tools). */
+	if (open && !ch.bearer) {
+		fprintf(o->out, "Server '%s' needs no login: it answered without one.\n", sc->name);
+		rc = 0;
 		goto out;
 	}
 	if (oauth_is_headless(sc)) {

@@ -26,6 +26,7 @@
 #define HTTP_WHY_MAX ERR_TEXT_MAX
 #define HTTP_ID_MAX 256		 /* session and event ids we keep */
 #define HTTP_ERROR_BODY_MAX 1024 /* of a non-2xx answer, for the message */
+#define HTTP_CHALLENGE_MAX 2048	 /* a WWW-Authenticate header we keep */
 #define HTTP_RETRY_DEFAULT_MS 1000L
 #define HTTP_RETRY_MAX_MS 60000L
 /* How long ready() waits for the GET stream to be answered. */
@@ -73,7 +74,7 @@ struct stream {
 	char why[HTTP_WHY_MAX]; /* for fault */
 	char session[HTTP_ID_MAX];
 	char last_id[HTTP_ID_MAX];
-	char www_auth[HTTP_WHY_MAX]; /* WWW-Authenticate of a 401/403 */
+	char www_auth[HTTP_CHALLENGE_MAX]; /* WWW-Authenticate of a 401/403 */
 	long retry_ms;
 	/* Called once the final status is known (the POST worker wakes send()). */
 	void (*on_headers)(struct stream *s);

@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from conftest import REPO, TEST_SERVERS
-from conftest_http import http_server  # noqa: F401 (fixture)
+from conftest_http import PROBE, http_server  # noqa: F401 (fixture)
 from conftest_mount import mounted, wait_until  # noqa: F401 (fixture)
 
 SERVER = str(TEST_SERVERS / "oauth_server.mjs")
@@ -199,3 +199,12 @@ def test_customer_scoped_logins_are_per_customer(mcpfs, http_server):  # noqa: F
     assert "customer" in one_line(p)
     p = mcpfs.run("logout", "remote", "--customer", "acme", check=0)
     assert not st.exists()
+
+
+def test_login_to_an_open_server_stores_nothing(mcpfs, http_server):  # noqa: F811
+    srv = http_server(PROBE)
+    mcpfs.write_config({"remote": {"url": srv.url("/mcp")}})
+    p = login(mcpfs)
+    assert "needs no login" in p.stdout and not store(mcpfs).exists()
+    p = mcpfs.run("login", "nosuch", check=2)
+    assert "no server named 'nosuch'" in one_line(p)
