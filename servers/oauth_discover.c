@@ -332,6 +332,17 @@ int oauth_discover(const char *server_url, const struct oauth_challenge *ch,
 				     from, iss ? iss : "(missing)", m.issuer);
 			goto out;
 		}
+		m.iss_parameter = json_is_true(
+		    json_object_get(as_meta, "authorization_response_iss_parameter_supported"));
+		/* A 2025-03-26 server's metadata is the only word on its name. */
+		if (!prm && iss) {
+			free(m.issuer);
+			m.issuer = strdup(iss);
+			if (!m.issuer) {
+				rc = err_set(err, EXIT_FAILED, "out of memory");
+				goto out;
+			}
+		}
 		m.pkce_s256 =
 		    has_word(json_object_get(as_meta, "code_challenge_methods_supported"), "S256");
 		m.cimd_supported =

@@ -23,6 +23,7 @@ struct oauth_meta {
 	char *registration_endpoint; /* NULL: no dynamic registration */
 	char *scope;		     /* to request (the spec's selection order); NULL: omit */
 	bool cimd_supported;	     /* client_id_metadata_document_supported */
+	bool iss_parameter;	     /* authorization_response_iss_parameter_supported */
 	bool pkce_s256;		     /* S256 offered (assumed without metadata, as 2025-03-26) */
 	json_t *auth_methods;	     /* token_endpoint_auth_methods_supported, or NULL */
 };

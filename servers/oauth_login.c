@@ -118,6 +118,7 @@ static int code_flow(const struct server_config *sc, const struct oauth_login_op
 	     *form = NULL, *extra = NULL, redirect[64], errc[64];
 	const json_t *tok0 = json_object_get(state, "token");
 	json_t *registered = NULL, *tok = NULL, *client = NULL;
+	struct oauth_redirect_want want = {0};
 	struct oauth_client c = {0};
 	struct oauth_meta m = {0};
 	int fd, port, rc = -1;
@@ -152,7 +153,10 @@ static int code_flow(const struct server_config *sc, const struct oauth_login_op
 	fprintf(o->out, "Open this URL in a browser to log in to '%s':\n  %s\n", sc->name, url);
 	fflush(o->out);
 	open_browser(o, url);
-	if (oauth_loopback_wait(fd, st, o->timeout_s, &code, err))
+	want.state = st;
+	want.issuer = m.issuer;
+	want.iss_required = m.iss_parameter;
+	if (oauth_loopback_wait(fd, &want, o->timeout_s, &code, err))
 		goto out;
 	if (oauth_form_add(&form, "grant_type", "authorization_code") ||
 	    oauth_form_add(&form, "code", code) ||

@@ -127,9 +127,9 @@ static bool printable(const char *s)
 }
 
 /* One connection: 1 handled (code or error in @err), 0 not the callback. */
-static int handle(int c, const char *state, char **code, struct err *err)
+static int handle(int c, const struct oauth_redirect_want *want, char **code, struct err *err)
 {
-	char req[REQUEST_MAX] = "", *got_state = NULL, *got_code = NULL, *error = NULL,
+	char req[REQUEST_MAX] = "", *got_state = NULL, *got_code = NULL, *error = NULL, *iss = NULL,
 	     *desc = NULL;
 	const char *q;
 	int rc = 1;
@@ -144,11 +144,18 @@ static int handle(int c, const char *state, char **code, struct err *err)
 	got_code = param(q, "code");
 	error = param(q, "error");
 	desc = param(q, "error_description");
-	if (!got_state || strcmp(got_state, state)) {
+	iss = param(q, "iss");
+	if (!got_state || strcmp(got_state, want->state)) {
 		reply(c, 400, "This login did not come from this mcpfs login (state mismatch).");
 		err_set(err, EXIT_FAILED,
 			"the redirect's state does not match this login: "
 			"refused (start the login again)");
+	} else if (iss ? strcmp(iss, want->issuer) != 0 : want->iss_required) {
+		reply(c, 400, "The redirect came from another authorization server.");
+		err_set(err, EXIT_FAILED,
+			"the redirect names issuer %.150s, not %.150s: refused (start the login "
+			"again)",
+			iss && printable(iss) ? iss : "(none)", want->issuer);
 	} else if (error) {
 		reply(c, 400, "The authorization server refused the login.");
 		err_set(err, EXIT_FAILED, "the authorization server refused: %.60s%s%.200s",
@@ -164,12 +171,14 @@ static int handle(int c, const char *state, char **code, struct err *err)
 	}
 	free(got_state);
 	free(got_code);
+	free(iss);
 	free(error);
 	free(desc);
 	return rc;
 }
 
-int oauth_loopback_wait(int fd, const char *state, double timeout_s, char **code, struct err *err)
+int oauth_loopback_wait(int fd, const struct oauth_redirect_want *want, double timeout_s,
+			char **code, struct err *err)
 {
 	double until = clock_now_s() + timeout_s;
 	struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -185,7 +194,7 @@ int oauth_loopback_wait(int fd, const char *state, double timeout_s, char **code
 		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;
-		rc = handle(c, state, code, err);
+		rc = handle(c, want, code, err);
 		close(c);
 		if (rc)
 			return *code ? 0 : -1;

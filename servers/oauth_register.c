@@ -113,10 +113,12 @@ static int dynamic(const struct server_config *sc, const struct oauth_meta *m,
 	char *text;
 	int rc = -1;
 
-	body = json_pack("{s:s, s:[s], s:[s,s], s:[s], s:s}", "client_name", name ? name : "mcpfs",
-			 "redirect_uris", redirect_uri ? redirect_uri : "http://127.0.0.1/callback",
-			 "grant_types", "authorization_code", "refresh_token", "response_types",
-			 "code", "token_endpoint_auth_method", want);
+	/* A native app with a loopback redirect (RFC 8252, OpenID DCR application_type). */
+	body = json_pack("{s:s, s:s, s:[s], s:[s,s], s:[s], s:s}", "application_type", "native",
+			 "client_name", name ? name : "mcpfs", "redirect_uris",
+			 redirect_uri ? redirect_uri : "http://127.0.0.1/callback", "grant_types",
+			 "authorization_code", "refresh_token", "response_types", "code",
+			 "token_endpoint_auth_method", want);
 	text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	json_decref(body);
 	if (!text)

@@ -172,6 +172,7 @@ def test_changed_url_drops_tokens(mcpfs, http_server):  # noqa: F811
     ("bad_issuer", "does not match"),
     ("wrong_state", "state does not match"),
     ("no_pkce", "does not offer PKCE S256"),
+    ("wrong_iss", "names issuer http://127.0.0.1:1/evil"),
     ("hang_token", "imeout"),
 ])
 def test_bad_input_stores_nothing(mcpfs, http_server, mode, says):  # noqa: F811

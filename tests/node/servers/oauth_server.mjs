@@ -12,6 +12,8 @@
 //                        not JSON; bad_issuer: its issuer is another URL;
 //                        wrong_state: the redirect carries another state;
 //                        no_pkce: the metadata offers no S256;
+//                        wrong_iss: the redirect names another issuer (RFC 9207:
+//                        it always names one, and the metadata says so);
 //                        hang_token: the token endpoint never answers
 // Test hooks: GET /_stats (counts of requests by kind), POST /_revoke (every
 // token and refresh token stops working).
@@ -61,6 +63,7 @@ function metadata(res) {
 		registration_endpoint: `${base}/register`,
 		response_types_supported: ["code"],
 		grant_types_supported: ["authorization_code", "refresh_token"],
+		authorization_response_iss_parameter_supported: true,
 		code_challenge_methods_supported: mode === "no_pkce" ? ["plain"] : ["S256"],
 		token_endpoint_auth_methods_supported: ["none"],
 		scopes_supported: ["mcp"],
@@ -82,6 +85,7 @@ function authorize(res, q) {
 	const to = new URL(redirect);
 	to.searchParams.set("code", code);
 	to.searchParams.set("state", mode === "wrong_state" ? "forged" : q.get("state") ?? "");
+	to.searchParams.set("iss", mode === "wrong_iss" ? "http://127.0.0.1:1/evil" : base);
 	res.writeHead(302, { Location: to.toString() }).end();
 }
 
