@@ -7,7 +7,9 @@
 // authorization endpoint approves at once and redirects, as a browser whose
 // user clicked "allow") and refresh tokens that rotate: a refresh token works
 // once, and a second use is refused (invalid_grant) and counted.
-//   OAUTH_EXPIRES_IN=S   access token lifetime (default 3600)
+//   OAUTH_EXPIRES_IN=S   lifetime of the tokens a login gets (default 3600);
+//                        refreshed ones last an hour, so a test on a slow
+//                        machine never sees one expire again
 //   OAUTH_MODE=          bad_metadata: the authorization server metadata is
 //                        not JSON; bad_issuer: its issuer is another URL;
 //                        wrong_state: the redirect carries another state;
@@ -38,11 +40,11 @@ const rand = () => randomBytes(24).toString("base64url");
 const json = (res, status, body, headers = {}) =>
 	res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(JSON.stringify(body));
 
-function issue(res, client_id, resource, scope) {
+function issue(res, client_id, resource, scope, lifetime) {
 	const access = rand(), refresh = rand();
-	tokens.set(access, { serial: ++serial, expires: Date.now() + expiresIn * 1000 });
+	tokens.set(access, { serial: ++serial, expires: Date.now() + lifetime * 1000 });
 	refreshTokens.set(refresh, { client_id, resource, scope, used: false });
-	json(res, 200, { access_token: access, token_type: "Bearer", expires_in: expiresIn,
+	json(res, 200, { access_token: access, token_type: "Bearer", expires_in: lifetime,
 		refresh_token: refresh, scope });
 }
 
@@ -101,7 +103,7 @@ function token(res, f) {
 		if (!c || c.client_id !== f.get("client_id") || c.redirect_uri !== f.get("redirect_uri") ||
 		    c.resource !== f.get("resource") || c.challenge !== challenge)
 			return json(res, 400, { error: "invalid_grant", error_description: "code, PKCE or resource" });
-		return issue(res, c.client_id, c.resource, c.scope);
+		return issue(res, c.client_id, c.resource, c.scope, expiresIn);
 	}
 	if (f.get("grant_type") === "refresh_token") {
 		stats.refresh++;
@@ -111,7 +113,7 @@ function token(res, f) {
 		if (!r || r.used || r.client_id !== f.get("client_id"))
 			return json(res, 400, { error: "invalid_grant", error_description: "refresh token not valid" });
 		r.used = true; // rotation: each refresh token works once
-		return issue(res, r.client_id, r.resource, r.scope);
+		return issue(res, r.client_id, r.resource, r.scope, 3600);
 	}
 	json(res, 400, { error: "unsupported_grant_type" });
 }
