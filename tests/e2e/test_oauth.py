@@ -176,7 +176,7 @@ def test_changed_url_drops_tokens(mcpfs, http_server):  # noqa: F811
     ("hang_token", "imeout"),
 ])
 def test_bad_input_stores_nothing(mcpfs, http_server, mode, says):  # noqa: F811
-    srv = start(http_server, mcpfs, env={"OAUTH_MODE": mode}, config={"timeout": 3})
+    srv = start(http_server, mcpfs, env={"OAUTH_MODE": mode}, config={"timeout": 8})
     p = login(mcpfs, check=None)
     assert p.returncode not in (0, 86, 87), p.stderr
     line = one_line(p)
