@@ -57,6 +57,12 @@ static struct server_config *instance(struct cli *cli, const char *cmd, const ch
 			  name);
 		return NULL;
 	}
+	if (sc->transport == TRANSPORT_SSE) {
+		cli_error("%s: server '%s' is legacy HTTP+SSE (\"type\": \"sse\"), which predates "
+			  "OAuth in MCP: use \"type\": \"http\" if it speaks Streamable HTTP",
+			  cmd, name);
+		return NULL;
+	}
 	if (customer && sc->scope != SCOPE_CUSTOMER) {
 		cli_error("%s: server '%s' is shared: --customer does not apply", cmd, name);
 		return NULL;

@@ -25,7 +25,8 @@ int oauth_instance_setup(struct server_config *sc, const char *root, const char 
 {
 	char path[4096];
 
-	if (sc->transport == TRANSPORT_STDIO)
+	/* Streamable HTTP only: legacy HTTP+SSE predates OAuth in MCP. */
+	if (sc->transport != TRANSPORT_HTTP)
 		return 0;
 	if (oauth_store_path(root, sc->name, customer, path, sizeof(path), err))
 		return -1;

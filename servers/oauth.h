@@ -16,7 +16,7 @@
 
 /* Give the instance config @sc of a remote server its store under @root
  * (for @customer; NULL: shared): sets sc->token_file and sc->customer.
- * A stdio server is left alone. Returns 0 or -1 with @err. */
+ * Any but a Streamable HTTP server is left alone. 0 or -1 with @err. */
 int oauth_instance_setup(struct server_config *sc, const char *root, const char *customer,
 			 struct err *err);
 

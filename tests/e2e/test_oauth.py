@@ -209,3 +209,12 @@ def test_login_to_an_open_server_stores_nothing(mcpfs, http_server):  # noqa: F8
     assert "needs no login" in p.stdout and not store(mcpfs).exists()
     p = mcpfs.run("login", "nosuch", check=2)
     assert "no server named 'nosuch'" in one_line(p)
+
+
+def test_login_refuses_what_takes_none(mcpfs, http_server):  # noqa: F811
+    mcpfs.write_config({"old": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+                        "new": {"url": "http://127.0.0.1:9/mcp"},
+                        "local": {"command": "true"}})
+    assert "legacy HTTP+SSE" in one_line(mcpfs.run("login", "old", check=2))
+    assert "local (stdio)" in one_line(mcpfs.run("login", "local", check=2))
+    assert "is shared" in one_line(mcpfs.run("login", "new", "--customer", "a", check=2))
