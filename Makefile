@@ -7,7 +7,7 @@ DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib/mcpfs
 
-PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp
+PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp libcrypto
 PKG_CONFIG ?= pkg-config
 ifneq ($(filter-out deps deps-test deps-system clean help,$(MAKECMDGOALS) all),)
 PKG_MISSING := $(shell for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || echo $$p; done)
@@ -20,9 +20,10 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP \
 	-DMCPFS_SRCDIR='"$(CURDIR)"' -DMCPFS_LIBDIR='"$(LIBDIR)"' \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# libcurl is dlopen'ed on first use (servers/curl_lib.c): its headers only.
+# libcurl and libcrypto are dlopen'ed on first use (servers/curl_lib.c,
+# crypto_lib.c): their headers only; the unit tests link libcrypto to check it.
 # libseccomp runs at build time only: it turns the jail's policy into BPF.
-LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl libseccomp,$(PKGS)) 2>/dev/null) \
+LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl libcrypto libseccomp,$(PKGS)) 2>/dev/null) \
        -ldl -lpthread -lm
 SECCOMP_LIBS = $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null)
 
@@ -92,7 +93,8 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmcpfs.a
 	@mkdir -p $(dir $@)
 	@echo "  LD $@"
-	@$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libmcpfs.a $(LIBS)
+	@$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libmcpfs.a $(LIBS) \
+		$(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null)
 
 .PHONY: pkgcheck
 pkgcheck:

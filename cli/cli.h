@@ -59,5 +59,7 @@ int cmd_bridge(struct cli *cli, int argc, char **argv);
 int cmd_workspace(struct cli *cli, int argc, char **argv);
 int cmd_session(struct cli *cli, int argc, char **argv);
 int cmd_skill(struct cli *cli, int argc, char **argv);
+int cmd_login(struct cli *cli, int argc, char **argv);
+int cmd_logout(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -121,6 +121,20 @@ static json_t *exec_run(const struct run_opts *ro, const sigset_t *signals, int 
 	return res;
 }
 
+/* Code that failed may have failed for a server that needs an OAuth login
+ * (its folder in the tree is empty): say which, with the command to run. */
+static void say_logins_needed(struct hub *hub)
+{
+	struct hub_server_info in;
+	size_t i;
+
+	for (i = 0; i < hub_count(hub); i++) {
+		hub_info(hub, hub_name(hub, i), &in);
+		if (in.state == HUB_FAILED && strstr(in.why, "`mcpfs login "))
+			cli_error("exec: %s", in.why);
+	}
+}
+
 int cmd_exec(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -237,6 +251,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	}
 	if (!res)
 		status = cli_fail(&e);
+	if (status)
+		say_logins_needed(hub);
 	json_decref(res);
 	search_hub_free(sh);
 	hub_free(hub);

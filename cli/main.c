@@ -24,6 +24,8 @@ static const struct command {
     {"workspace", cmd_workspace, "per-customer workspaces"},
     {"session", cmd_session, "session logs and checkpoints"},
     {"skill", cmd_skill, "per-customer skills"},
+    {"login", cmd_login, "log in to a remote server with OAuth"},
+    {"logout", cmd_logout, "forget a remote server's OAuth tokens"},
 };
 
 static void usage(FILE *f)

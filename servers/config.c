@@ -357,6 +357,9 @@ static int parse_server(struct parse *ps, const char *name, const json_t *v,
 	if ((f = json_object_get(v, "headers")) &&
 	    take_string_map(ps, f, "headers", ": ", &sc->headers, &sc->nheaders) < 0)
 		return -1;
+	if ((f = json_object_get(v, "oauth")) &&
+	    take_string_map(ps, f, "oauth", "=", &sc->oauth, &sc->noauth) < 0)
+		return -1;
 	if ((f = json_object_get(v, "roots")) &&
 	    (take_string_array(ps, f, "roots", &sc->roots, &sc->nroots) < 0 ||
 	     normalize_roots(ps, sc) < 0))
@@ -400,6 +403,9 @@ static void server_config_clear(struct server_config *sc)
 	free(sc->cwd);
 	free(sc->url);
 	free_strv(sc->headers, sc->nheaders);
+	free_strv(sc->oauth, sc->noauth);
+	free(sc->token_file);
+	free(sc->customer);
 	free_strv(sc->roots, sc->nroots);
 	memset(sc, 0, sizeof(*sc));
 }
@@ -642,6 +648,9 @@ static struct server_config *copy_config(const struct server_config *sc,
 	c->cwd = copy_str(sc->cwd, iv, &failed);
 	c->url = copy_str(sc->url, iv, &failed);
 	c->headers = copy_strv(sc->headers, sc->nheaders, iv, &failed);
+	c->oauth = copy_strv(sc->oauth, sc->noauth, NULL, &failed);
+	c->token_file = copy_str(sc->token_file, NULL, &failed);
+	c->customer = copy_str(sc->customer, NULL, &failed);
 	c->roots = copy_strv(sc->roots, sc->nroots, iv, &failed);
 	if (failed) {
 		server_config_free(c);

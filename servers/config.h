@@ -34,6 +34,11 @@ struct server_config {
 	char *url;
 	char **headers;
 	size_t nheaders; /* "Name: value" */
+	char **oauth;
+	size_t noauth;	  /* the "oauth" object as "key=value" (servers/oauth_client.h) */
+	char *token_file; /* set by the hub, not the config: the instance's OAuth
+			     store (servers/oauth_store.h); NULL: no OAuth */
+	char *customer;	  /* set by the hub: the instance's customer; NULL: shared */
 	/* both */
 	char **roots;
 	size_t nroots;		  /* file:// URIs answered to roots/list */

@@ -19,6 +19,7 @@
 #include "../common/id.h"
 #include "catalog_cache.h"
 #include "hub_hooks.h"
+#include "oauth.h"
 #include "server_log.h"
 
 #define HUB_DEFAULT_CUSTOMER "default"
@@ -254,6 +255,10 @@ static struct server_config *instance_config(struct instance *inst, const char *
 	}
 	if (!out)
 		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", sc->name);
+	else if (oauth_instance_setup(out, inst->srv->hub->state_dir, inst->customer, err)) {
+		server_config_free(out);
+		out = NULL;
+	}
 	return out;
 }
 

@@ -6,13 +6,18 @@
  * with GET + Last-Event-ID after the server's `retry:` delay. ready() opens
  * the GET stream for server notifications. A server that refuses the first
  * POST but answers GET with an `endpoint` event is legacy HTTP+SSE: the
- * transport then delegates to transport_sse_ops for the rest of its life. */
+ * transport then delegates to transport_sse_ops for the rest of its life.
+ * A 401 or 403 never means legacy: it goes to OAuth (oauth.h), which may
+ * renew the token for one more try, or says how to log in. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "../common/buf.h"
+#include "oauth.h"
 #include "server_log.h"
 #include "sse.h"
 #include "transport.h"
@@ -21,6 +26,7 @@
 #define HTTP_WHY_MAX ERR_TEXT_MAX
 #define HTTP_ID_MAX 256		 /* session and event ids we keep */
 #define HTTP_ERROR_BODY_MAX 1024 /* of a non-2xx answer, for the message */
+#define HTTP_CHALLENGE_MAX 2048	 /* a WWW-Authenticate header we keep */
 #define HTTP_RETRY_DEFAULT_MS 1000L
 #define HTTP_RETRY_MAX_MS 60000L
 /* How long ready() waits for the GET stream to be answered. */
@@ -68,6 +74,7 @@ struct stream {
 	char why[HTTP_WHY_MAX]; /* for fault */
 	char session[HTTP_ID_MAX];
 	char last_id[HTTP_ID_MAX];
+	char www_auth[HTTP_CHALLENGE_MAX]; /* WWW-Authenticate of a 401/403 */
 	long retry_ms;
 	unsigned epoch; /* a GET stream's session (transport.epoch); ends with it */
 	/* Called once the final status is known (the POST worker wakes send()). */
@@ -79,6 +86,7 @@ struct stream {
 struct job {
 	struct stream s;
 	char *text;	 /* owned: the serialized message */
+	char *auth;	 /* owned: the Authorization value sent, or NULL */
 	json_t *want_id; /* new reference, NULL for notifications and responses */
 	bool initialize;
 	bool had_session;
@@ -184,6 +192,11 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 
 	if (len >= 5 && !strncmp(p, "HTTP/", 5)) {
 		s->session[0] = '\0';
+		s->www_auth[0] = '\0';
+		return len;
+	}
+	if (len >= 17 && !strncasecmp(p, "www-authenticate:", 17) && !s->www_auth[0]) {
+		copy_trimmed(s->www_auth, sizeof(s->www_auth), p + 17, len - 17);
 		return len;
 	}
 	if (len >= 15 && !strncasecmp(p, "mcp-session-id:", 15)) {
@@ -266,8 +279,45 @@ static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 	return rc ? 0 : len;
 }
 
-/* Headers every request carries: the config's, the session, the version. */
-static struct curl_slist *base_headers(struct transport *t, bool with_session, bool *had_session)
+static bool configured_authorization(const struct server_config *sc)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nheaders; i++)
+		if (!strncasecmp(sc->headers[i], "authorization:", 14))
+			return true;
+	return false;
+}
+
+/* The OAuth token, unless the config sets its own Authorization header.
+ * *@sent (may be NULL) receives a new copy of what was added. */
+static struct curl_slist *auth_header(struct transport *t, struct curl_slist *l, char **sent)
+{
+	struct curl_slist *n;
+	char *v, *line;
+
+	if (!l || configured_authorization(t->sc) || !(v = oauth_authorization(t->sc)))
+		return l;
+	if (asprintf(&line, "Authorization: %s", v) < 0)
+		line = NULL;
+	n = line ? curl_lib->slist_append(l, line) : NULL;
+	if (line) {
+		explicit_bzero(line, strlen(line));
+		free(line);
+	}
+	if (!n)
+		curl_lib->slist_free_all(l);
+	if (n && sent)
+		*sent = v;
+	else
+		free(v);
+	return n;
+}
+
+/* Headers every request carries: the config's, the token, the session, the
+ * version. */
+static struct curl_slist *base_headers(struct transport *t, bool with_session, bool *had_session,
+				       char **auth_sent)
 {
 	char session[HTTP_ID_MAX], version[32];
 	struct curl_slist *l;
@@ -284,6 +334,7 @@ static struct curl_slist *base_headers(struct transport *t, bool with_session, b
 		return NULL;
 	/* An empty "Expect:" keeps curl from waiting for 100-continue on big bodies. */
 	l = tcurl_header(l, "Expect", "");
+	l = auth_header(t, l, auth_sent);
 	if (l && session[0])
 		l = tcurl_header(l, "Mcp-Session-Id", session);
 	if (l && version[0])
@@ -331,7 +382,7 @@ static int stale_stream(void *p, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 static CURLcode get_once(struct transport *t, struct stream *s, const char *last_id,
 			 long timeout_ms)
 {
-	struct curl_slist *h = base_headers(t, true, NULL);
+	struct curl_slist *h = base_headers(t, true, NULL, NULL);
 	CURLcode rc = CURLE_OUT_OF_MEMORY;
 	CURL *e;
 
@@ -392,6 +443,7 @@ static void job_release(struct transport *t, struct job *j)
 	stream_free(&j->s);
 	json_decref(j->want_id);
 	free(j->text);
+	free(j->auth);
 	free(j);
 }
 
@@ -522,7 +574,7 @@ static struct job *job_new(struct transport *t, json_t *msg, struct err *err)
 	j->s.on_headers = job_on_headers;
 	j->s.job = j;
 	j->text = json_dumps(msg, JSON_COMPACT);
-	h = base_headers(t, !j->initialize, &j->had_session);
+	h = base_headers(t, !j->initialize, &j->had_session, &j->auth);
 	if (h)
 		h = tcurl_header(h, "Content-Type", "application/json");
 	if (h)
@@ -567,6 +619,28 @@ static int fall_back(struct transport *t, json_t *msg, struct err *post_err, str
 	return transport_sse_ops.send(legacy, msg, err);
 }
 
+/* A 401 or 403 to @j: 1 to send again with a renewed token (once), else
+ * -EACCES with @err saying what to do. Never the legacy fallback. */
+static int http_auth_failed(struct transport *t, struct job *j, long status, bool retried,
+			    struct err *err)
+{
+	int rc = 0;
+
+	/* A token of the config's own is the user's business: no OAuth. */
+	if (!retried && !configured_authorization(t->sc))
+		rc = oauth_challenged(t->sc, status, j->s.www_auth[0] ? j->s.www_auth : NULL,
+				      j->auth, err);
+	else if (t->sc->token_file && status == 401)
+		rc = oauth_login_needed(t->sc, "refused a renewed token", err);
+	if (rc == 1)
+		return 1;
+	if (rc == 0)
+		err_set(err, EXIT_UNREACHABLE, "POST %s (%s): HTTP %ld%s%.200s", t->sc->url,
+			j->method, status, j->s.body.len ? ": " : "",
+			j->s.body.data ? j->s.body.data : "");
+	return -EACCES;
+}
+
 static struct transport *legacy_of(struct transport *t)
 {
 	struct transport *l;
@@ -584,7 +658,7 @@ static int http_send(struct transport *t, json_t *msg, struct err *err)
 	pthread_attr_t attr;
 	pthread_t tid;
 	struct job *j;
-	bool ever_ok;
+	bool ever_ok, retried = false;
 	long status;
 	int ret;
 
@@ -597,6 +671,7 @@ static int http_send(struct transport *t, json_t *msg, struct err *err)
 		return -EPIPE;
 	}
 	pthread_mutex_unlock(&t->cancel.lock);
+again:
 	j = job_new(t, msg, err);
 	if (!j)
 		return -ENOMEM;
@@ -640,6 +715,13 @@ static int http_send(struct transport *t, json_t *msg, struct err *err)
 		err_set(err, EXIT_UNREACHABLE, "POST %s (%s): %s", t->sc->url, j->method,
 			curl_lib->easy_strerror(j->rc));
 		ret = -ECONNREFUSED;
+	} else if (status == 401 || status == 403) {
+		ret = http_auth_failed(t, j, status, retried, err);
+		if (ret == 1) {
+			retried = true;
+			job_release(t, j);
+			goto again;
+		}
 	} else if (!is_2xx(status)) {
 		err_set(&pe, EXIT_UNREACHABLE, "POST %s (%s): HTTP %ld%s%.200s", t->sc->url,
 			j->method, status, j->s.body.len ? ": " : "",
@@ -849,7 +931,7 @@ static struct transport *http_open(const struct server_config *sc,
 /* End the session on the server; best effort, briefly. */
 static void delete_session(struct transport *t)
 {
-	struct curl_slist *h = base_headers(t, true, NULL);
+	struct curl_slist *h = base_headers(t, true, NULL, NULL);
 	CURL *e = h ? tcurl_easy_new(t->sc, t->sc->url) : NULL;
 
 	if (e) {
