@@ -354,12 +354,28 @@ static json_t *result_new(struct run *r)
 	return res;
 }
 
+/* The output filter, failing closed: output it could not rewrite is
+ * withheld, with the reason in its place. */
+static void filter_output(struct run *r, json_t *res)
+{
+	struct err e = {0};
+	char line[ERR_TEXT_MAX + 32];
+
+	if (r->o->output_filter(r->o->output_ctx, r->ws.customer, r->session, res, &e) == 0)
+		return;
+	snprintf(line, sizeof(line), "(output withheld: %s)\n", e.text);
+	json_object_set_new(res, "stdout", json_string(""));
+	json_object_set_new(res, "stderr", json_string(line));
+}
+
 static void record(struct run *r, json_t *res)
 {
 	const struct run_opts *o = r->o;
 	size_t code_len = o->code_len < RUN_RECORD_CODE_MAX ? o->code_len : RUN_RECORD_CODE_MAX;
-	size_t out_len =
-	    r->out.b.len < RUN_RECORD_OUTPUT_MAX ? r->out.b.len : RUN_RECORD_OUTPUT_MAX;
+	/* The output as returned: after the output filter. */
+	json_t *out = json_object_get(res, "stdout");
+	size_t out_len = json_string_length(out) < RUN_RECORD_OUTPUT_MAX ? json_string_length(out)
+									 : RUN_RECORD_OUTPUT_MAX;
 	struct err e = {0};
 	json_t *task;
 
@@ -369,7 +385,7 @@ static void record(struct run *r, json_t *res)
 	    utf8_string(o->code, code_len), "result", "exit_code",
 	    json_object_get(res, "exit_code"), "timed_out", json_object_get(res, "timed_out"),
 	    "limits", json_object_get(res, "limits"), "output",
-	    utf8_string(r->out.b.data ? r->out.b.data : "", out_len), "tool_calls",
+	    utf8_string(json_string_value(out) ? json_string_value(out) : "", out_len), "tool_calls",
 	    r->calls ? r->calls : json_null(), "tool_calls_by_tool",
 	    r->by_tool ? r->by_tool : json_null(), "exit_code", json_object_get(res, "exit_code"),
 	    "started_at", r->started_at, "ended_at", r->ended_at, "language",
@@ -462,6 +478,8 @@ json_t *run_exec(const struct run_opts *o, int *status, struct err *err)
 		goto out;
 	}
 	*status = r.ex.signal ? 128 + r.ex.signal : r.ex.exit_code;
+	if (o->output_filter)
+		filter_output(&r, res);
 	if (o->record)
 		record(&r, res);
 out:

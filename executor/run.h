@@ -37,6 +37,12 @@ struct run_opts {
 	bool capture;		   /* capture stdout/stderr into the result (else pass through) */
 	int stdin_fd;		   /* without capture: the code's stdin; -1: /dev/null */
 	const char *cgroup_parent; /* jail_spec.cgroup_parent ($MCPFS_CGROUP); NULL: none */
+	/* Rewrites the result's "stdout" and "stderr" in place before they are
+	 * recorded or returned (PII tokens: pii_engine_filter_output); on -1
+	 * the output is withheld. NULL: none. */
+	int (*output_filter)(void *ctx, const char *customer, const char *session, json_t *result,
+			     struct err *err);
+	void *output_ctx;
 };
 
 /* Run the code. Returns a new result object (exit_code, signal, timed_out,
