@@ -53,20 +53,21 @@ static const struct builtin {
 		   "(?<![A-Za-z0-9_\\-./+])(?:"
 		   "(?:\\+?1[ .\\-]?)?(?:\\([2-9][0-9]{2}\\)[ .\\-]?|[2-9][0-9]{2}[ .\\-])"
 		   "[2-9][0-9]{2}[ .\\-][0-9]{4}"
-		   "|\\+[1-9][0-9]{0,2}(?:[ .\\-]?\\(?[0-9]{1,5}\\)?){1,6}"
+		   "|\\+[1-9][0-9]{0,2}(?:[ .\\-]?(?:\\([0-9]{1,5}\\)|[0-9]{1,5})){1,6}"
 		   ")" NA_,
 		   PII_VALIDATE_PHONE, 2, ANCHOR_DIGIT, 7},
     /* One delimiter, the same twice: mixed forms are refused here. */
     [PII_SSN] = {"SSN", NB_ "[0-9]{3}([\\- ])[0-9]{2}\\1[0-9]{4}" NA_, PII_VALIDATE_SSN, 0,
 		 ANCHOR_DIGIT, 9},
-    [PII_CREDIT_CARD] = {"CREDIT_CARD", NB_ "[0-9](?:[ \\-]?[0-9]){11,18}" NA_,
+    /* Not the middle of a longer run of digit groups (an IBAN's account). */
+    [PII_CREDIT_CARD] = {"CREDIT_CARD", NB_ "(?<![0-9][ \\-])[0-9](?:[ \\-]?[0-9]){11,18}" NA_,
 			 PII_VALIDATE_CARD, 0, ANCHOR_DIGIT, 12},
     [PII_IP_ADDRESS] = {"IP_ADDRESS",
 			"(?<![A-Za-z0-9_\\-.:])(?:"
-			"[0-9]{1,3}(?:\\.[0-9]{1,3}){3}"
+			"[0-9]{1,3}(?:\\.[0-9]{1,3}){3}(?![A-Za-z0-9_\\-]|\\.[0-9])"
 			"|(?:[0-9A-Fa-f]{1,4}:|:)(?:[0-9A-Fa-f]{0,4}:){1,7}"
 			"(?:[0-9]{1,3}(?:\\.[0-9]{1,3}){3}|[0-9A-Fa-f]{1,4})?"
-			")(?![A-Za-z0-9_\\-:]|\\.[0-9])",
+			"(?![A-Za-z0-9_\\-:]|\\.[0-9]))",
 			PII_VALIDATE_IP, 5, ANCHOR_DIGIT | ANCHOR_COLON, 1},
     [PII_IBAN] = {"IBAN", NB_ "[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])",
 		  PII_VALIDATE_IBAN, 2, ANCHOR_DIGIT, 2},
