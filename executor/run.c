@@ -354,28 +354,29 @@ static json_t *result_new(struct run *r)
 	return res;
 }
 
-/* The output filter, failing closed: output it could not rewrite is
- * withheld, with the reason in its place. */
-static void filter_output(struct run *r, json_t *res)
+/* The output filter on the result or the task record, failing closed: what
+ * it could not rewrite is withheld, with the reason in its place. */
+static void filter_output(struct run *r, json_t *obj)
 {
+	static const char *const fields[] = {"stdout", "stderr", "output", "code", "description"};
 	struct err e = {0};
 	char line[ERR_TEXT_MAX + 32];
+	size_t i;
 
-	if (r->o->output_filter(r->o->output_ctx, r->ws.customer, r->session, res, &e) == 0)
+	if (r->o->output_filter(r->o->output_ctx, r->ws.customer, r->session, obj, &e) == 0)
 		return;
-	snprintf(line, sizeof(line), "(output withheld: %s)\n", e.text);
-	json_object_set_new(res, "stdout", json_string(""));
-	json_object_set_new(res, "stderr", json_string(line));
+	snprintf(line, sizeof(line), "(withheld: %s)\n", e.text);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (json_object_get(obj, fields[i]))
+			json_object_set_new(obj, fields[i], json_string(line));
 }
 
 static void record(struct run *r, json_t *res)
 {
 	const struct run_opts *o = r->o;
 	size_t code_len = o->code_len < RUN_RECORD_CODE_MAX ? o->code_len : RUN_RECORD_CODE_MAX;
-	/* The output as returned: after the output filter. */
-	json_t *out = json_object_get(res, "stdout");
-	size_t out_len = json_string_length(out) < RUN_RECORD_OUTPUT_MAX ? json_string_length(out)
-									 : RUN_RECORD_OUTPUT_MAX;
+	size_t out_len =
+	    r->out.b.len < RUN_RECORD_OUTPUT_MAX ? r->out.b.len : RUN_RECORD_OUTPUT_MAX;
 	struct err e = {0};
 	json_t *task;
 
@@ -385,11 +386,13 @@ static void record(struct run *r, json_t *res)
 	    utf8_string(o->code, code_len), "result", "exit_code",
 	    json_object_get(res, "exit_code"), "timed_out", json_object_get(res, "timed_out"),
 	    "limits", json_object_get(res, "limits"), "output",
-	    utf8_string(json_string_value(out) ? json_string_value(out) : "", out_len), "tool_calls",
+	    utf8_string(r->out.b.data ? r->out.b.data : "", out_len), "tool_calls",
 	    r->calls ? r->calls : json_null(), "tool_calls_by_tool",
 	    r->by_tool ? r->by_tool : json_null(), "exit_code", json_object_get(res, "exit_code"),
 	    "started_at", r->started_at, "ended_at", r->ended_at, "language",
 	    o->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python");
+	if (task && o->output_filter)
+		filter_output(r, task);
 	if (!task || session_append_task(&r->ws, r->session, task, &e) < 0)
 		fprintf(stderr, "mcpfs: exec: session log: %s\n", task ? e.text : "out of memory");
 	json_decref(task);

@@ -37,9 +37,10 @@ struct run_opts {
 	bool capture;		   /* capture stdout/stderr into the result (else pass through) */
 	int stdin_fd;		   /* without capture: the code's stdin; -1: /dev/null */
 	const char *cgroup_parent; /* jail_spec.cgroup_parent ($MCPFS_CGROUP); NULL: none */
-	/* Rewrites the result's "stdout" and "stderr" in place before they are
-	 * recorded or returned (PII tokens: pii_engine_filter_output); on -1
-	 * the output is withheld. NULL: none. */
+	/* Rewrites the strings "stdout", "stderr", "output", "code" and
+	 * "description" of the result and of the task record in place before
+	 * they are returned or recorded (PII tokens: pii_engine_filter_output);
+	 * on -1 they are withheld. NULL: none. */
 	int (*output_filter)(void *ctx, const char *customer, const char *session, json_t *result,
 			     struct err *err);
 	void *output_ctx;

@@ -261,16 +261,19 @@ static int filter_field(struct pii_engine *e, struct pii_vault *v, json_t *resul
 int pii_engine_filter_output(void *ctx, const char *customer, const char *session, json_t *result,
 			     struct err *err)
 {
+	static const char *const fields[] = {"stdout", "stderr", "output", "code", "description"};
 	struct pii_engine *e = ctx;
 	struct pii_vault *v;
+	size_t i;
 
 	if (!pii_engine_active(e, customer))
 		return 0;
 	v = pii_engine_vault(e, customer, session, err);
 	if (!v)
 		return -1;
-	if (filter_field(e, v, result, "stdout", err) < 0 ||
-	    filter_field(e, v, result, "stderr", err) < 0)
-		return -1;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (filter_field(e, v, result, fields[i], err) < 0)
+			return -1;
 	return 0;
 }
