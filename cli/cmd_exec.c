@@ -24,8 +24,8 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: mcpfs exec [--customer ID] [--session ID] [--lang python|typescript]\n"
-	    "                  [--timeout S] [--memory MB] [--description TEXT] [--pii on|off]\n"
-	    "                  [--json] FILE|-\n\n"
+	    "                  [--timeout S] [--memory MB] [--description TEXT] [--json] FILE|-\n"
+	    "                  [--pii on|off]\n\n"
 	    "Run agent code in the jail: the tool tree read-only (import servers.<server>),\n"
 	    "the customer's workspace as the working directory, tools through the bridge.\n"
 	    "Without --json the code's output passes through and the exit status is the\n"
@@ -37,7 +37,7 @@ static void usage(FILE *f)
 	    "  --timeout S       wall clock limit for the whole run (default 30)\n"
 	    "  --memory MB       memory limit of the run (default 512)\n"
 	    "  --description T   for the session log's task record\n"
-	    "  --pii on|off      PII tokens for this run, over the config's \"pii\" section;\n"
+	    "  --pii on|off      PII tokens for this run, over the config's pii section;\n"
 	    "                    while on, output is printed when the run ends\n"
 	    "  --json            one object: exit_code, signal, timed_out, stdout, stderr,\n"
 	    "                    truncated, duration_ms, tool_calls, limits, session_id\n\n"

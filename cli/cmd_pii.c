@@ -132,8 +132,10 @@ static int do_scan(struct pii_engine *pe, const char *in, size_t len, bool as_js
 int cmd_pii(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},	    {"session", required_argument, NULL, 's'},
-	    {"customer", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"session", required_argument, NULL, 's'},
+	    {"customer", required_argument, NULL, 'C'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	static const struct {
@@ -183,7 +185,8 @@ int cmd_pii(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	rc = fsx_read_fd(STDIN_FILENO, PII_STDIN_MAX, &in, &len);
 	if (rc < 0) {
-		cli_error("pii: read stdin: %s", rc == -E2BIG ? "larger than 1 GiB" : strerror(-rc));
+		cli_error("pii: read stdin: %s",
+			  rc == -E2BIG ? "larger than 1 GiB" : strerror(-rc));
 		return EXIT_USAGE;
 	}
 	if (verb == 0) {

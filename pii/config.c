@@ -13,8 +13,12 @@ static const char *const validator_names[] = {
 };
 
 static const char *const kind_names[PII_NBUILTIN] = {
-    [PII_EMAIL] = "EMAIL",	       [PII_PHONE] = "PHONE",		[PII_SSN] = "SSN",
-    [PII_CREDIT_CARD] = "CREDIT_CARD", [PII_IP_ADDRESS] = "IP_ADDRESS", [PII_IBAN] = "IBAN",
+    [PII_EMAIL] = "EMAIL",
+    [PII_PHONE] = "PHONE",
+    [PII_SSN] = "SSN",
+    [PII_CREDIT_CARD] = "CREDIT_CARD",
+    [PII_IP_ADDRESS] = "IP_ADDRESS",
+    [PII_IBAN] = "IBAN",
 };
 
 void pii_config_free(struct pii_config *c)
@@ -60,8 +64,7 @@ static int builtin_kind(const char *n)
 	return -1;
 }
 
-static int parse_kinds(const json_t *v, const char *origin, struct pii_config *c,
-		       struct err *err)
+static int parse_kinds(const json_t *v, const char *origin, struct pii_config *c, struct err *err)
 {
 	const char *key;
 	json_t *on;
@@ -82,8 +85,7 @@ static int parse_kinds(const json_t *v, const char *origin, struct pii_config *c
 	return 0;
 }
 
-static int parse_custom(const json_t *v, const char *origin, struct pii_config *c,
-			struct err *err)
+static int parse_custom(const json_t *v, const char *origin, struct pii_config *c, struct err *err)
 {
 	const char *name, *regex, *val;
 	size_t i, k, n = json_array_size(v);
@@ -108,21 +110,24 @@ static int parse_custom(const json_t *v, const char *origin, struct pii_config *
 				       origin, i);
 		for (k = 0; k < i; k++)
 			if (!strcmp(c->custom[k].name, name))
-				return err_set(err, EXIT_USAGE, "%s: pii.custom[%zu].name: %s twice",
-					       origin, i, name);
+				return err_set(err, EXIT_USAGE,
+					       "%s: pii.custom[%zu].name: %s twice", origin, i,
+					       name);
 		if (!regex || !*regex)
-			return err_set(err, EXIT_USAGE, "%s: pii.custom[%zu].regex: expected a string",
-				       origin, i);
+			return err_set(err, EXIT_USAGE,
+				       "%s: pii.custom[%zu].regex: expected a string", origin, i);
 		pc->validator = PII_VALIDATE_NONE;
 		if (json_object_get(e, "validator")) {
-			for (k = 0; val && k < sizeof(validator_names) / sizeof(*validator_names); k++)
+			for (k = 0; val && k < sizeof(validator_names) / sizeof(*validator_names);
+			     k++)
 				if (!strcmp(val, validator_names[k]))
 					break;
 			if (!val || k == sizeof(validator_names) / sizeof(*validator_names))
-				return err_set(err, EXIT_USAGE,
-					       "%s: pii.custom[%zu].validator: expected none, email, "
-					       "phone, ssn, credit_card, ip_address, iban or luhn",
-					       origin, i);
+				return err_set(
+				    err, EXIT_USAGE,
+				    "%s: pii.custom[%zu].validator: expected none, email, "
+				    "phone, ssn, credit_card, ip_address, iban or luhn",
+				    origin, i);
 			pc->validator = (enum pii_validator)k;
 		}
 		pc->name = strdup(name);
@@ -134,8 +139,7 @@ static int parse_custom(const json_t *v, const char *origin, struct pii_config *
 	return 0;
 }
 
-static int parse_exempt(const json_t *v, const char *origin, struct pii_config *c,
-			struct err *err)
+static int parse_exempt(const json_t *v, const char *origin, struct pii_config *c, struct err *err)
 {
 	size_t i, n = json_array_size(v);
 	const char *s, *slash;
@@ -151,9 +155,10 @@ static int parse_exempt(const json_t *v, const char *origin, struct pii_config *
 		s = json_string_value(e);
 		slash = s ? strchr(s, '/') : NULL;
 		if (!slash || slash == s || !slash[1])
-			return err_set(err, EXIT_USAGE,
-				       "%s: pii.exempt[%zu]: expected \"server/tool\" or \"server/*\"",
-				       origin, i);
+			return err_set(
+			    err, EXIT_USAGE,
+			    "%s: pii.exempt[%zu]: expected \"server/tool\" or \"server/*\"", origin,
+			    i);
 		if (!(c->exempt[c->nexempt] = strdup(s)))
 			return err_set(err, EXIT_FAILED, "out of memory");
 		c->nexempt++;
@@ -177,8 +182,8 @@ static int parse_customers(const json_t *v, const char *origin, struct pii_confi
 	json_object_foreach((json_t *)v, key, on)
 	{
 		if (!json_is_boolean(on))
-			return err_set(err, EXIT_USAGE, "%s: pii.customers.%s: expected true or false",
-				       origin, key);
+			return err_set(err, EXIT_USAGE,
+				       "%s: pii.customers.%s: expected true or false", origin, key);
 		if (!(c->customers[c->ncustomers] = strdup(key)))
 			return err_set(err, EXIT_FAILED, "out of memory");
 		c->customer_on[c->ncustomers++] = json_is_true(on);

@@ -17,9 +17,9 @@
 
 #include "pii.h"
 
-#define ANCHOR_GAP 5		 /* bytes between anchors of one cluster */
-#define MATCH_LIMIT 10000000u	 /* pcre2 backtracking steps per match attempt */
-#define DEPTH_LIMIT 100000u	 /* pcre2 backtracking depth */
+#define ANCHOR_GAP 5		/* bytes between anchors of one cluster */
+#define MATCH_LIMIT 10000000u	/* pcre2 backtracking steps per match attempt */
+#define DEPTH_LIMIT 100000u	/* pcre2 backtracking depth */
 #define MATCHES_MAX (16u << 20) /* matches in one text */
 
 /* What every built-in pattern looks for before and after itself: not in the
@@ -31,22 +31,61 @@ enum anchor {
 	ANCHOR_DIGIT = 1,
 	ANCHOR_AT = 2,
 	ANCHOR_COLON = 4,
-	ANCHOR_IBAN = 8, /* not a byte's: a digit after two capitals, as an IBAN starts */
 };
+
+/* What a cluster holds, counted in the anchor pass: enough to tell which
+ * kinds could have a match whose first anchor is in it. Every byte of such a
+ * match between its first and last anchor is in the cluster. */
+struct shape {
+	unsigned digits, dots, colons;
+	bool at;    /* an '@' */
+	bool plus;  /* a digit right after '+' (E.164) */
+	bool caps2; /* a digit right after two capitals (an IBAN's start) */
+};
+
+static bool could_email(const struct shape *c)
+{
+	return c->at;
+}
+
+static bool could_phone(const struct shape *c)
+{
+	return c->digits >= 10 || (c->plus && c->digits >= 8);
+}
+
+static bool could_ssn(const struct shape *c)
+{
+	return c->digits >= 9;
+}
+
+static bool could_card(const struct shape *c)
+{
+	return c->digits >= 12;
+}
+
+static bool could_ip(const struct shape *c)
+{
+	return (c->digits >= 4 && c->dots >= 3) || c->colons >= 2;
+}
+
+static bool could_iban(const struct shape *c)
+{
+	return c->caps2 && c->digits >= 2;
+}
 
 static const struct builtin {
 	const char *name;
 	const char *regex;
 	enum pii_validator validator;
-	unsigned lead;	    /* most bytes from a match's start to its first anchor */
-	unsigned anchors;   /* which anchors the pattern starts near */
-	unsigned min_digits; /* fewest digits a cluster holding a start needs */
+	unsigned lead; /* most bytes from a match's start to its first anchor */
+	bool (*could)(const struct shape *c);
 } builtins[PII_NBUILTIN] = {
-    [PII_EMAIL] = {"EMAIL",
-		   "(?<![A-Za-z0-9._%+\\-/@])[A-Za-z0-9][A-Za-z0-9._%+\\-]{0,63}"
-		   "@(?:[A-Za-z0-9](?:[A-Za-z0-9\\-]{0,61}[A-Za-z0-9])?\\.)+"
-		   "(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9\\-]{1,59})(?![A-Za-z0-9_\\-@:/]|\\.[A-Za-z0-9])",
-		   PII_VALIDATE_EMAIL, 64, ANCHOR_AT, 0},
+    [PII_EMAIL] =
+	{"EMAIL",
+	 "(?<![A-Za-z0-9._%+\\-/@])[A-Za-z0-9][A-Za-z0-9._%+\\-]{0,63}"
+	 "@(?:[A-Za-z0-9](?:[A-Za-z0-9\\-]{0,61}[A-Za-z0-9])?\\.)+"
+	 "(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9\\-]{1,59})(?![A-Za-z0-9_\\-@:/]|\\.[A-Za-z0-9])",
+	 PII_VALIDATE_EMAIL, 64, could_email},
     /* North American with separators, or + and a country code (E.164). A
      * bare run of ten digits is an order number far more often. */
     [PII_PHONE] = {"PHONE",
@@ -55,26 +94,27 @@ static const struct builtin {
 		   "[2-9][0-9]{2}[ .\\-][0-9]{4}"
 		   "|\\+[1-9][0-9]{0,2}(?:[ .\\-]?(?:\\([0-9]{1,5}\\)|[0-9]{1,5})){1,6}"
 		   ")" NA_,
-		   PII_VALIDATE_PHONE, 2, ANCHOR_DIGIT, 7},
+		   PII_VALIDATE_PHONE, 2, could_phone},
     /* One delimiter, the same twice: mixed forms are refused here. */
     [PII_SSN] = {"SSN", NB_ "[0-9]{3}([\\- ])[0-9]{2}\\1[0-9]{4}" NA_, PII_VALIDATE_SSN, 0,
-		 ANCHOR_DIGIT, 9},
+		 could_ssn},
     /* Not the middle of a longer run of digit groups (an IBAN's account). */
     [PII_CREDIT_CARD] = {"CREDIT_CARD", NB_ "(?<![0-9][ \\-])[0-9](?:[ \\-]?[0-9]){11,18}" NA_,
-			 PII_VALIDATE_CARD, 0, ANCHOR_DIGIT, 12},
+			 PII_VALIDATE_CARD, 0, could_card},
     [PII_IP_ADDRESS] = {"IP_ADDRESS",
 			"(?<![A-Za-z0-9_\\-.:])(?:"
 			"[0-9]{1,3}(?:\\.[0-9]{1,3}){3}(?![A-Za-z0-9_\\-]|\\.[0-9])"
 			"|(?:[0-9A-Fa-f]{1,4}:|:)(?:[0-9A-Fa-f]{0,4}:){1,7}"
 			"(?:[0-9]{1,3}(?:\\.[0-9]{1,3}){3}|[0-9A-Fa-f]{1,4})?"
 			"(?![A-Za-z0-9_\\-:]|\\.[0-9]))",
-			PII_VALIDATE_IP, 5, ANCHOR_DIGIT | ANCHOR_COLON, 1},
+			PII_VALIDATE_IP, 5, could_ip},
     [PII_IBAN] = {"IBAN", NB_ "[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])",
-		  PII_VALIDATE_IBAN, 2, ANCHOR_DIGIT, 2},
+		  PII_VALIDATE_IBAN, 2, could_iban},
 };
 
 struct detector {
 	char name[PII_NAME_MAX + 1];
+	const char *regex; /* borrowed from the config, for a custom pattern */
 	pcre2_code *code;
 	enum pii_validator validator;
 	bool on;
@@ -147,6 +187,7 @@ struct pii_scanner *pii_scanner_new(const struct pii_config *cfg, struct err *er
 
 		snprintf(d->name, sizeof(d->name), "%s", cfg->custom[i].name);
 		d->validator = cfg->custom[i].validator;
+		d->regex = cfg->custom[i].regex;
 		d->on = true;
 		if (compile(d, cfg->custom[i].regex, err) < 0) {
 			s->n++;
@@ -162,6 +203,13 @@ out_free:
 const char *pii_kind_name(const struct pii_scanner *s, int kind)
 {
 	return kind >= 0 && (size_t)kind < s->n ? s->d[kind].name : NULL;
+}
+
+const char *pii_kind_regex(const struct pii_scanner *s, int kind)
+{
+	if (kind < 0 || (size_t)kind >= s->n)
+		return NULL;
+	return s->d[kind].b ? s->d[kind].b->regex : s->d[kind].regex;
 }
 
 int pii_kind_count(const struct pii_scanner *s)
@@ -253,16 +301,14 @@ static int run(struct scan *sc, size_t k, size_t from, size_t limit)
 }
 
 /* One cluster of anchors [first, last]: the built-in kinds it could start. */
-static int cluster(struct scan *sc, size_t first, size_t last, unsigned anchors, unsigned digits)
+static int cluster(struct scan *sc, size_t first, size_t last, const struct shape *c)
 {
 	const struct builtin *b;
 	size_t k, from;
 
 	for (k = 0; k < PII_NBUILTIN; k++) {
 		b = sc->s->d[k].b;
-		if (!sc->s->d[k].on || !(anchors & b->anchors) || digits < b->min_digits)
-			continue;
-		if (k == PII_IBAN && !(anchors & ANCHOR_IBAN))
+		if (!sc->s->d[k].on || !b->could(c))
 			continue;
 		from = first > b->lead ? first - b->lead : 0;
 		if (from < sc->next[k])
@@ -279,7 +325,8 @@ static int anchors_pass(struct scan *sc)
 {
 	const unsigned char *t = (const unsigned char *)sc->text;
 	size_t i = 0, first, last;
-	unsigned a, anchors, digits;
+	struct shape c;
+	unsigned a;
 
 	for (;;) {
 		while (i < sc->len && !anchor_of[t[i]])
@@ -287,20 +334,26 @@ static int anchors_pass(struct scan *sc)
 		if (i >= sc->len)
 			return 0;
 		first = last = i;
-		anchors = digits = 0;
+		memset(&c, 0, sizeof(c));
 		while (i < sc->len && i - last <= ANCHOR_GAP) {
 			a = anchor_of[t[i]];
-			if (a) {
-				anchors |= a;
-				if (a == ANCHOR_DIGIT && i >= 2 && t[i - 1] >= 'A' && t[i - 1] <= 'Z' &&
-				    t[i - 2] >= 'A' && t[i - 2] <= 'Z')
-					anchors |= ANCHOR_IBAN;
-				digits += a == ANCHOR_DIGIT;
-				last = i;
+			if (a == ANCHOR_DIGIT) {
+				c.digits++;
+				c.plus |= i >= 1 && t[i - 1] == '+';
+				c.caps2 |= i >= 2 && t[i - 1] >= 'A' && t[i - 1] <= 'Z' &&
+					   t[i - 2] >= 'A' && t[i - 2] <= 'Z';
+			} else if (a == ANCHOR_AT) {
+				c.at = true;
+			} else if (a == ANCHOR_COLON) {
+				c.colons++;
+			} else if (t[i] == '.') {
+				c.dots++;
 			}
+			if (a)
+				last = i;
 			i++;
 		}
-		if (cluster(sc, first, last, anchors, digits) < 0)
+		if (cluster(sc, first, last, &c) < 0)
 			return -1;
 		i = last + 1;
 	}
@@ -323,6 +376,8 @@ static void resolve(struct scan *sc)
 {
 	size_t i, n = 0, end = 0;
 
+	if (sc->n == 0)
+		return;
 	qsort(sc->m, sc->n, sizeof(*sc->m), by_start);
 	for (i = 0; i < sc->n; i++) {
 		if (n && sc->m[i].start < end)

@@ -190,8 +190,9 @@ static void redact_error(struct pii_engine *e, struct pii_vault *v, struct err *
 
 	buf_init(&out, ERR_TEXT_MAX);
 	if (pii_redact(e->scanner, v, err->text, strlen(err->text), &out, NULL, &ignored) < 0)
-		snprintf(err->text, sizeof(err->text), "the call failed (its error text could "
-						       "not be tokenized)");
+		snprintf(err->text, sizeof(err->text),
+			 "the call failed (its error text could "
+			 "not be tokenized)");
 	else
 		snprintf(err->text, sizeof(err->text), "%s", out.data ? out.data : "");
 	buf_free(&out);
@@ -249,8 +250,7 @@ static int filter_field(struct pii_engine *e, struct pii_vault *v, json_t *resul
 	buf_init(&out, (size_t)1 << 31);
 	if (pii_redact(e->scanner, v, json_string_value(s), json_string_length(s), &out, NULL,
 		       err) < 0 ||
-	    json_object_set_new(result, field, json_stringn(out.data ? out.data : "", out.len)) <
-		0)
+	    json_object_set_new(result, field, json_stringn(out.data ? out.data : "", out.len)) < 0)
 		rc = -1;
 	if (rc && !err->status)
 		err_set(err, EXIT_FAILED, "out of memory");

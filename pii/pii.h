@@ -81,7 +81,8 @@ struct pii_match {
  * may scan with one scanner at once. */
 struct pii_scanner;
 
-/* Compile the config's enabled kinds and custom patterns (borrowed; copied).
+/* Compile the config's enabled kinds and custom patterns (@cfg borrowed:
+ * it must outlive the scanner).
  * NULL with @err (EXIT_USAGE) when a custom regex does not compile. */
 struct pii_scanner *pii_scanner_new(const struct pii_config *cfg, struct err *err);
 void pii_scanner_free(struct pii_scanner *s);
@@ -89,6 +90,8 @@ void pii_scanner_free(struct pii_scanner *s);
 /* Every kind's name by number (borrowed), and the number of kinds. */
 const char *pii_kind_name(const struct pii_scanner *s, int kind);
 int pii_kind_count(const struct pii_scanner *s);
+/* A kind's pattern as pcre2 compiled it (borrowed), or NULL. */
+const char *pii_kind_regex(const struct pii_scanner *s, int kind);
 /* The kind named by @name[0..@len), or -1. Kinds switched off count: their
  * tokens still resolve. */
 int pii_kind_find(const struct pii_scanner *s, const char *name, size_t len);
@@ -135,8 +138,7 @@ int pii_restore(const struct pii_scanner *s, struct pii_vault *v, const char *in
  * including JSON documents held in strings; object keys and the data of
  * image and audio content stay as they are. Returns 0 or -1. */
 int pii_redact_json(const struct pii_scanner *s, struct pii_vault *v, json_t *j, struct err *err);
-int pii_restore_json(const struct pii_scanner *s, struct pii_vault *v, json_t *j,
-		     struct err *err);
+int pii_restore_json(const struct pii_scanner *s, struct pii_vault *v, json_t *j, struct err *err);
 
 /* The built-in validators, for tests and custom patterns: how many bytes of
  * @p[0..@len) form a valid value from the start (0: none). */

@@ -13,7 +13,8 @@
 
 static int oom(struct err *err, int rc)
 {
-	return err_set(err, EXIT_FAILED, "pii: %s", rc == -E2BIG ? "text too long" : "out of memory");
+	return err_set(err, EXIT_FAILED, "pii: %s",
+		       rc == -E2BIG ? "text too long" : "out of memory");
 }
 
 int pii_redact(const struct pii_scanner *s, struct pii_vault *v, const char *in, size_t len,
@@ -154,8 +155,8 @@ int pii_restore(const struct pii_scanner *s, struct pii_vault *v, const char *in
  * or array is walked as JSON and written back in the same style. */
 enum dir { REDACT, RESTORE };
 
-static int walk(const struct pii_scanner *s, struct pii_vault *v, json_t *j, enum dir d,
-		int depth, size_t *changes, struct err *err);
+static int walk(const struct pii_scanner *s, struct pii_vault *v, json_t *j, enum dir d, int depth,
+		size_t *changes, struct err *err);
 
 /* @str (a JSON string) rewritten: a new string, or NULL with @err set (or
  * with @err clear when nothing changed). */
@@ -180,9 +181,8 @@ static json_t *rewrite(const struct pii_scanner *s, struct pii_vault *v, json_t 
 		}
 		/* Pretty-printed text stays pretty-printed (two spaces, as most
 		 * servers write it). */
-		dumped = json_dumps(inner, JSON_ENCODE_ANY | (memchr(t, '\n', len)
-								     ? JSON_INDENT(2)
-								     : JSON_COMPACT));
+		dumped = json_dumps(inner, JSON_ENCODE_ANY | (memchr(t, '\n', len) ? JSON_INDENT(2)
+										   : JSON_COMPACT));
 		json_decref(inner);
 		if (!dumped) {
 			oom(err, -ENOMEM);
@@ -218,8 +218,8 @@ static bool binary_field(json_t *obj, const char *key)
 }
 
 /* Rewrite the strings in @j, counting those that changed in *@changes. */
-static int walk(const struct pii_scanner *s, struct pii_vault *v, json_t *j, enum dir d,
-		int depth, size_t *changes, struct err *err)
+static int walk(const struct pii_scanner *s, struct pii_vault *v, json_t *j, enum dir d, int depth,
+		size_t *changes, struct err *err)
 {
 	const char *key;
 	json_t *val, *nv;
@@ -273,8 +273,7 @@ int pii_redact_json(const struct pii_scanner *s, struct pii_vault *v, json_t *j,
 	return 0;
 }
 
-int pii_restore_json(const struct pii_scanner *s, struct pii_vault *v, json_t *j,
-		     struct err *err)
+int pii_restore_json(const struct pii_scanner *s, struct pii_vault *v, json_t *j, struct err *err)
 {
 	struct err local = {0};
 	size_t changes = 0;

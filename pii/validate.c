@@ -64,22 +64,22 @@ static const struct issuer {
 	unsigned k;
 	unsigned char minlen, maxlen;
 } issuers[] = {
-    {4, 4, 1, 13, 19},		 /* Visa (13, 16, 19 in use) */
-    {51, 55, 2, 16, 16},	 /* Mastercard */
-    {2221, 2720, 4, 16, 16},	 /* Mastercard 2-series */
-    {34, 34, 2, 15, 15},	 /* American Express */
-    {37, 37, 2, 15, 15},	 /* American Express */
-    {6011, 6011, 4, 16, 19},	 /* Discover */
-    {644, 649, 3, 16, 19},	 /* Discover */
-    {65, 65, 2, 16, 19},	 /* Discover */
-    {300, 305, 3, 14, 19},	 /* Diners Club */
-    {36, 36, 2, 14, 19},	 /* Diners Club */
-    {38, 39, 2, 14, 19},	 /* Diners Club */
-    {3528, 3589, 4, 16, 19},	 /* JCB */
-    {62, 62, 2, 16, 19},	 /* UnionPay */
-    {50, 50, 2, 12, 19},	 /* Maestro */
-    {56, 58, 2, 12, 19},	 /* Maestro */
-    {639, 639, 3, 12, 19},	 /* Maestro */
+    {4, 4, 1, 13, 19},	     /* Visa (13, 16, 19 in use) */
+    {51, 55, 2, 16, 16},     /* Mastercard */
+    {2221, 2720, 4, 16, 16}, /* Mastercard 2-series */
+    {34, 34, 2, 15, 15},     /* American Express */
+    {37, 37, 2, 15, 15},     /* American Express */
+    {6011, 6011, 4, 16, 19}, /* Discover */
+    {644, 649, 3, 16, 19},   /* Discover */
+    {65, 65, 2, 16, 19},     /* Discover */
+    {300, 305, 3, 14, 19},   /* Diners Club */
+    {36, 36, 2, 14, 19},     /* Diners Club */
+    {38, 39, 2, 14, 19},     /* Diners Club */
+    {3528, 3589, 4, 16, 19}, /* JCB */
+    {62, 62, 2, 16, 19},     /* UnionPay */
+    {50, 50, 2, 12, 19},     /* Maestro */
+    {56, 58, 2, 12, 19},     /* Maestro */
+    {639, 639, 3, 12, 19},   /* Maestro */
     {6759, 6759, 4, 12, 19}, /* Maestro UK */
 };
 
@@ -196,17 +196,16 @@ static const struct {
 	char cc[3];
 	unsigned char len;
 } iban_lengths[] = {
-    {"AD", 24}, {"AE", 23}, {"AL", 28}, {"AT", 20}, {"AZ", 28}, {"BA", 20}, {"BE", 16},
-    {"BG", 22}, {"BH", 22}, {"BR", 29}, {"BY", 28}, {"CH", 21}, {"CR", 22}, {"CY", 28},
-    {"CZ", 24}, {"DE", 22}, {"DK", 18}, {"DO", 28}, {"EE", 20}, {"EG", 29}, {"ES", 24},
-    {"FI", 18}, {"FO", 18}, {"FR", 27}, {"GB", 22}, {"GE", 22}, {"GI", 23}, {"GL", 18},
-    {"GR", 27}, {"GT", 28}, {"HR", 21}, {"HU", 28}, {"IE", 22}, {"IL", 23}, {"IQ", 23},
-    {"IS", 26}, {"IT", 27}, {"JO", 30}, {"KW", 30}, {"KZ", 20}, {"LB", 28}, {"LC", 32},
-    {"LI", 21}, {"LT", 20}, {"LU", 20}, {"LV", 21}, {"MC", 27}, {"MD", 24}, {"ME", 22},
-    {"MK", 19}, {"MR", 27}, {"MT", 31}, {"MU", 30}, {"NL", 18}, {"NO", 15}, {"PK", 24},
-    {"PL", 28}, {"PS", 29}, {"PT", 25}, {"QA", 29}, {"RO", 24}, {"RS", 22}, {"SA", 24},
-    {"SC", 31}, {"SE", 24}, {"SI", 19}, {"SK", 24}, {"SM", 27}, {"ST", 25}, {"SV", 28},
-    {"TL", 23}, {"TN", 24}, {"TR", 26}, {"UA", 29}, {"VA", 22}, {"VG", 24}, {"XK", 20},
+    {"AD", 24}, {"AE", 23}, {"AL", 28}, {"AT", 20}, {"AZ", 28}, {"BA", 20}, {"BE", 16}, {"BG", 22},
+    {"BH", 22}, {"BR", 29}, {"BY", 28}, {"CH", 21}, {"CR", 22}, {"CY", 28}, {"CZ", 24}, {"DE", 22},
+    {"DK", 18}, {"DO", 28}, {"EE", 20}, {"EG", 29}, {"ES", 24}, {"FI", 18}, {"FO", 18}, {"FR", 27},
+    {"GB", 22}, {"GE", 22}, {"GI", 23}, {"GL", 18}, {"GR", 27}, {"GT", 28}, {"HR", 21}, {"HU", 28},
+    {"IE", 22}, {"IL", 23}, {"IQ", 23}, {"IS", 26}, {"IT", 27}, {"JO", 30}, {"KW", 30}, {"KZ", 20},
+    {"LB", 28}, {"LC", 32}, {"LI", 21}, {"LT", 20}, {"LU", 20}, {"LV", 21}, {"MC", 27}, {"MD", 24},
+    {"ME", 22}, {"MK", 19}, {"MR", 27}, {"MT", 31}, {"MU", 30}, {"NL", 18}, {"NO", 15}, {"PK", 24},
+    {"PL", 28}, {"PS", 29}, {"PT", 25}, {"QA", 29}, {"RO", 24}, {"RS", 22}, {"SA", 24}, {"SC", 31},
+    {"SE", 24}, {"SI", 19}, {"SK", 24}, {"SM", 27}, {"ST", 25}, {"SV", 28}, {"TL", 23}, {"TN", 24},
+    {"TR", 26}, {"UA", 29}, {"VA", 22}, {"VG", 24}, {"XK", 20},
 };
 
 static unsigned iban_length(const char *cc)
@@ -264,9 +263,9 @@ static size_t iban(const char *p, size_t len)
 
 /* Extensions of file names that are no top-level domain: "logo@2x.png" is
  * an asset, not an address. */
-static const char *const not_tlds[] = {"png", "jpg", "jpeg", "gif", "svg", "webp", "ico",
-				       "css", "js", "mjs", "cjs", "json", "html", "htm",
-				       "map", "woff", "woff2", "ttf", "bmp", "tiff"};
+static const char *const not_tlds[] = {"png", "jpg",  "jpeg",  "gif", "svg",  "webp", "ico",
+				       "css", "js",   "mjs",   "cjs", "json", "html", "htm",
+				       "map", "woff", "woff2", "ttf", "bmp",  "tiff"};
 
 /* The regex gave the shape (local@label.label.tld); here: lengths, dots,
  * and a top-level domain that is letters only (or an IDN's xn--). */

@@ -31,7 +31,7 @@ struct entry {
 
 struct pii_vault {
 	pthread_mutex_t mu;
-	char *path; /* NULL: memory only */
+	char *path;	 /* NULL: memory only */
 	struct entry *e; /* guarded by mu, as is everything below */
 	size_t n, cap;
 	size_t *byval, *bytok; /* entry index + 1; 0: empty slot */

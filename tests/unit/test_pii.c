@@ -164,10 +164,11 @@ static void test_tokens(const char *dir)
 	      "vault persisted");
 	free(text);
 	/* JSON: strings, JSON inside strings, not keys, not image data. */
-	j = json_loads("{\"content\": [{\"type\": \"text\", \"text\": \"{\\\"mail\\\": "
-		       "\\\"a@example.com\\\"}\"}, {\"type\": \"image\", \"data\": \"d@example.com\"}],"
-		       " \"structuredContent\": {\"x@example.com\": [\"a@example.com\", 3]}}",
-		       0, NULL);
+	j = json_loads(
+	    "{\"content\": [{\"type\": \"text\", \"text\": \"{\\\"mail\\\": "
+	    "\\\"a@example.com\\\"}\"}, {\"type\": \"image\", \"data\": \"d@example.com\"}],"
+	    " \"structuredContent\": {\"x@example.com\": [\"a@example.com\", 3]}}",
+	    0, NULL);
 	CHECK(pii_redact_json(s, v, j, &e) == 0, "redact json: %s", e.text);
 	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK(!strcmp(text, "{\"content\":[{\"text\":\"{\\\"mail\\\":\\\"[EMAIL_2]\\\"}\",\"type\":"
@@ -193,8 +194,7 @@ static void test_tokens(const char *dir)
 	/* Not a vault: a clear error. */
 	snprintf(path, sizeof(path), "%s/bad.vault", dir);
 	fsx_write_atomic(path, "[1,2]", 5, 0600);
-	CHECK(pii_vault_open(path, &e) == NULL && strstr(e.text, "not a vault"), "bad: %s",
-	      e.text);
+	CHECK(pii_vault_open(path, &e) == NULL && strstr(e.text, "not a vault"), "bad: %s", e.text);
 	pii_scanner_free(s);
 	pii_config_free(&c);
 }
@@ -227,7 +227,8 @@ static void test_config(void)
 		       0, NULL);
 	CHECK(pii_config_parse(j, "cfg", &c, &e) == 0, "good: %s", e.text);
 	CHECK(pii_config_active(&c, "acme") && !pii_config_active(&c, NULL), "per customer");
-	CHECK(pii_config_exempt(&c, "memory", "read_graph") && pii_config_exempt(&c, "files", "x") &&
+	CHECK(pii_config_exempt(&c, "memory", "read_graph") &&
+		  pii_config_exempt(&c, "files", "x") &&
 		  !pii_config_exempt(&c, "memory", "search_nodes") &&
 		  !pii_config_exempt(&c, "mem", "read_graph"),
 	      "exemptions");
