@@ -124,3 +124,20 @@ def test_usage_errors(mcpfs):
     p = mcpfs.run("pii", "scan", input="x", check=2)
     assert "pattern X" in p.stderr
     assert mcpfs.run("pii", "--help", check=0).stdout.startswith("usage: mcpfs pii")
+
+
+def test_vault_goes_with_its_session(mcpfs):
+    import os
+    import time
+    for s in ("old", "live"):
+        mcpfs.run("pii", "redact", "--customer", "acme", "--session", s, input="a@example.com",
+                  check=0)
+        mcpfs.run("session", "checkpoint", "acme", s, "--set", '{"step": 1}', check=0)
+    sessions = mcpfs.root / "workspaces" / "acme" / "sessions"
+    past = time.time() - 40 * 86400
+    # An old vault whose session still takes tasks stays; one whose log is old goes.
+    for f in ("old.json", "old.vault", "live.vault"):
+        os.utime(sessions / f, (past, past))
+    gone = mcpfs.json("workspace", "gc", "acme", "--max-age-days", "30")
+    assert "sessions/old.vault" in gone["acme"] and "sessions/live.vault" not in gone["acme"]
+    assert (sessions / "live.vault").exists() and not (sessions / "old.vault").exists()
