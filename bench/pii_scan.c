@@ -72,8 +72,8 @@ static int filter_bench(const struct pii_scanner *s)
 {
 	struct pii_vault *v = pii_vault_open(NULL, NULL);
 	struct buf text;
-	json_t *result, *copy;
-	double t, tf, tj;
+	json_t *result, *copy, *args;
+	double t, tf, tj, ta;
 	char *dumped;
 	int i, rounds = 2000;
 
@@ -98,6 +98,21 @@ static int filter_bench(const struct pii_scanner *s)
 		json_decref(copy);
 	}
 	tf = (now() - t) / rounds;
+	/* The way back: the same text, tokenized, as the next call's argument. */
+	copy = json_deep_copy(result);
+	pii_redact_json(s, v, copy, NULL);
+	args =
+	    json_pack("{s:O}", "message",
+		      json_object_get(json_array_get(json_object_get(copy, "content"), 0), "text"));
+	json_decref(copy);
+	t = now();
+	for (i = 0; i < rounds; i++) {
+		copy = json_deep_copy(args);
+		pii_restore_json(s, v, copy, NULL);
+		json_decref(copy);
+	}
+	ta = (now() - t) / rounds;
+	json_decref(args);
 	t = now();
 	for (i = 0; i < rounds; i++) {
 		dumped = json_dumps(result, JSON_COMPACT);
@@ -106,9 +121,10 @@ static int filter_bench(const struct pii_scanner *s)
 		json_decref(copy);
 	}
 	tj = (now() - t) / rounds;
-	printf("filter on a %zu-byte result: %.1f us per call; parsing and printing it with "
-	       "jansson: %.1f us (ratio %.2f)\n",
-	       text.len, tf * 1e6, tj * 1e6, tf / tj);
+	printf("filter on a %zu-byte result: %.1f us per call, on the same text with its tokens "
+	       "as arguments: %.1f us; parsing and printing the result with jansson: %.1f us "
+	       "(ratio %.2f)\n",
+	       text.len, tf * 1e6, ta * 1e6, tj * 1e6, (tf + ta) / tj);
 	json_decref(result);
 	buf_free(&text);
 	pii_vault_free(v);
