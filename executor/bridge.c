@@ -33,18 +33,8 @@
 
 #include "../common/cancel.h"
 #include "../common/clock.h"
-#include "../servers/hub.h"
-#include "../workspaces/session.h"
+#include "bridge_i.h"
 
-/* Ceilings: connections at once, workers (one reading per connection plus
- * those making calls), requests waiting per connection, calls listed one by
- * one for the session log, tools summed one by one (jailed code picks the
- * names: past this, the rest are summed together). */
-#define BRIDGE_MAX_CONNS 256
-#define BRIDGE_MAX_WORKERS (BRIDGE_MAX_CONNS + 64)
-#define BRIDGE_MAX_PENDING_PER_CONN 1024
-#define BRIDGE_MAX_RECORDS 100000
-#define BRIDGE_MAX_TOOLS 1000
 #define BRIDGE_READ_CHUNK 65536
 /* The largest reply sent on from a server connection's reader thread. */
 #define BRIDGE_PASS_MAX 16384
@@ -59,99 +49,7 @@
  * with a call in flight). */
 #define WATCH_DISARMED EPOLLONESHOT
 
-enum {
-	RPC_PARSE = -32700,
-	RPC_INVALID = -32600,
-	RPC_NO_METHOD = -32601,
-	RPC_PARAMS = -32602,
-	RPC_FAILED = -32000,
-	RPC_TOO_LARGE = -32001,
-	RPC_BUSY = -32002
-};
-
-struct conn {
-	struct bridge *b;
-	int fd;
-	uint64_t id;	       /* names it to the watcher's epoll; never reused */
-	pthread_mutex_t wlock; /* serializes replies on fd */
-	/* The read side, used only by the worker holding it (handed from
-	 * worker to worker, never shared). */
-	char *in;
-	size_t cap, len;
-	double served_ms; /* when its last request was served, else 0 */
-	bool spin;	  /* the next request is expected soon: poll for it */
-	bool authed;
-	uint64_t tickets;  /* parks so far; protected by b->lock */
-	uint64_t parked;   /* the park's ticket while its reader serves, else 0; b->lock */
-	unsigned refs;	   /* the read side + call jobs; protected by b->lock */
-	unsigned pending;  /* call jobs queued or running; protected by b->lock */
-	struct conn *next; /* b->conns; protected by b->lock */
-};
-
-struct job {
-	struct conn *c; /* holds a reference */
-	json_t *req;	/* new; NULL: read requests from the connection */
-	struct job *next;
-};
-
-struct bridge {
-	struct hub *hub;
-	char *path, *token, *customer, *workspace, *session;
-	const struct ws *ws;
-	double call_timeout_s, deadline_s;
-	struct cancel cancel; /* fired by bridge_stop: calls in flight give up */
-	size_t max_result;
-	int lfd;
-	int epfd; /* the watcher's: the listening socket, stop_pipe, parked connections */
-	int stop_pipe[2];
-	pthread_t acceptor;
-	bool stopped;	      /* bridge_stop ran; only the owner's thread touches it */
-	atomic_bool spinning; /* a reader is polling (spin_for_request) */
-
-	pthread_mutex_t lock; /* everything below */
-	pthread_cond_t work;  /* a job was queued, or stopping */
-	pthread_cond_t idle;  /* a job finished or a connection ended */
-	struct job *head, *tail;
-	unsigned nworkers, nidle, nqueued, njobs_running;
-	pthread_t workers[BRIDGE_MAX_WORKERS];
-	struct conn *conns;
-	unsigned nconns;
-	uint64_t next_id;
-	bool stopping;
-	json_t *records; /* new array: the first max_records calls */
-	size_t max_records;
-	json_t *by_tool; /* new array: every call, summed per (server, tool) */
-	json_t *by_name; /* new object: server -> tool -> its by_tool entry */
-	size_t ncalls;
-};
-
-/* A request being served: where its reply goes. */
-struct request {
-	struct conn *c;
-	json_t *id;	 /* borrowed; NULL for a notification */
-	uint64_t ticket; /* the park of the read side its worker holds, else 0 */
-	bool kept;	 /* pass_result gave that read side back to the worker */
-	bool replied;	 /* the reply already went out (pass_result) */
-};
-
-struct method {
-	const char *name;
-	/* Returns a new result (json null allowed), or NULL with *code and @err. */
-	json_t *(*run)(struct bridge *b, struct request *rq, json_t *params, int *code,
-		       struct err *err);
-};
-
-/* A string member without an embedded NUL (which C would silently cut), or NULL. */
-static const char *plain_string(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-	const char *s = json_string_value(v);
-
-	return s && strlen(s) == json_string_length(v) ? s : NULL;
-}
-
 static int conn_try_send(struct conn *c, json_t *msg);
-static int reply_result(struct conn *c, json_t *id, json_t *res);
 static uint64_t park(struct conn *c);
 static bool unpark(struct conn *c, uint64_t ticket);
 
@@ -162,7 +60,7 @@ static bool unpark(struct conn *c, uint64_t ticket);
  * first: the code's next request, which can come before the worker is awake,
  * then waits for that worker instead of waking the watcher and another
  * worker (two wake-ups more). */
-static void pass_result(void *ctx, json_t *result)
+void bridge_pass_result(void *ctx, json_t *result)
 {
 	struct request *rq = ctx;
 	json_t *r = json_pack("{s:s,s:O,s:O}", "jsonrpc", "2.0", "id", rq->id, "result", result);
@@ -179,136 +77,24 @@ static void pass_result(void *ctx, json_t *result)
 	rq->kept = rq->ticket == 0;
 }
 
-/* The summary entry of @server/@tool, made on first use; past
- * BRIDGE_MAX_TOOLS, the one of "*" / "*". NULL when out of memory. Called
- * with b->lock held. */
-static json_t *tool_entry(struct bridge *b, const char *server, const char *tool)
+bool bridge_charge(struct bridge *b, size_t n)
 {
-	json_t *tools = json_object_get(b->by_name, server), *t;
-
-	t = json_object_get(tools, tool);
-	if (t)
-		return t;
-	if (json_array_size(b->by_tool) >= BRIDGE_MAX_TOOLS &&
-	    (strcmp(server, "*") || strcmp(tool, "*")))
-		return tool_entry(b, "*", "*");
-	if (!tools) {
-		tools = json_object();
-		if (json_object_set_new(b->by_name, server, tools) < 0)
-			return NULL;
-	}
-	t = json_pack("{s:s,s:s,s:I,s:I,s:f}", "server", server, "tool", tool, "calls",
-		      (json_int_t)0, "failed", (json_int_t)0, "duration_ms", 0.0);
-	if (json_array_append_new(b->by_tool, t) < 0 || json_object_set(tools, tool, t) < 0)
-		return NULL;
-	return t;
-}
-
-/* Count one call in the per-tool summary. Called with b->lock held. */
-static void sum_call(struct bridge *b, const char *server, const char *tool, bool ok, double ms)
-{
-	json_t *t = tool_entry(b, server, tool), *v;
-
-	if (!t)
-		return;
-	v = json_object_get(t, "calls");
-	json_integer_set(v, json_integer_value(v) + 1);
-	v = json_object_get(t, "failed");
-	json_integer_set(v, json_integer_value(v) + !ok);
-	v = json_object_get(t, "duration_ms");
-	json_real_set(v, json_real_value(v) + ms);
-}
-
-static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params, int *code,
-			    struct err *err)
-{
-	const char *server = plain_string(params, "server");
-	const char *tool = plain_string(params, "name");
-	json_t *args = json_object_get(params, "arguments");
-	struct hub_call_opts o = {0};
-	json_t *res, *rec;
-	double t0, ms;
-	int sent;
 	bool ok;
 
-	if (!server || !tool || (args && !json_is_object(args) && !json_is_null(args))) {
-		*code = RPC_PARAMS;
-		err_set(err, EXIT_USAGE,
-			"tools/call needs string server and name, object arguments");
-		return NULL;
-	}
-	o.timeout_s = b->call_timeout_s;
-	o.deadline_s = b->deadline_s;
-	o.hooks.cancel = &b->cancel;
-	o.customer = b->customer;
-	o.workspace = b->workspace;
-	o.session = b->session;
-	o.origin = "bridge";
-	if (rq->id) {
-		o.hooks.result = pass_result;
-		o.hooks.result_ctx = rq;
-	}
-	t0 = clock_now_ms();
-	res = hub_call(b->hub, server, tool, json_is_object(args) ? args : NULL, &o, err);
-	ms = clock_now_ms() - t0;
-	ok = res && !json_is_true(json_object_get(res, "isError"));
-	/* Not passed on by pass_result: reply here, so that a result over the
-	 * cap, which the code gets as an error, is recorded as one. */
-	if (res && rq->id && !rq->replied) {
-		sent = reply_result(rq->c, rq->id, res);
-		rq->replied = sent != -ENOMEM;
-		ok = ok && sent != -E2BIG;
-	}
-	*code = RPC_FAILED;
-	rec = json_pack("{s:s,s:s,s:f,s:b}", "server", server, "tool", tool, "duration_ms", ms,
-			"ok", ok);
 	pthread_mutex_lock(&b->lock);
-	b->ncalls++;
-	if (rec && json_array_size(b->records) < b->max_records)
-		json_array_append(b->records, rec);
-	sum_call(b, server, tool, ok, ms);
+	ok = n <= b->budget - b->used;
+	if (ok)
+		b->used += n;
 	pthread_mutex_unlock(&b->lock);
-	json_decref(rec);
-	return res;
+	return ok;
 }
 
-static json_t *m_checkpoint_set(struct bridge *b, struct request *rq, json_t *params, int *code,
-				struct err *err)
+void bridge_uncharge(struct bridge *b, size_t n)
 {
-	(void)rq;
-	*code = RPC_FAILED;
-	if (!b->ws || !b->session) {
-		err_set(err, EXIT_USAGE, "checkpoints need a customer workspace and a session");
-		return NULL;
-	}
-	if (!json_is_object(params)) {
-		*code = RPC_PARAMS;
-		err_set(err, EXIT_USAGE, "checkpoint/set needs an object");
-		return NULL;
-	}
-	if (session_checkpoint_set(b->ws, b->session, params, err) < 0)
-		return NULL;
-	return json_object();
+	pthread_mutex_lock(&b->lock);
+	b->used -= n;
+	pthread_mutex_unlock(&b->lock);
 }
-
-static json_t *m_checkpoint_get(struct bridge *b, struct request *rq, json_t *params, int *code,
-				struct err *err)
-{
-	(void)rq;
-	(void)params;
-	*code = RPC_FAILED;
-	if (!b->ws || !b->session) {
-		err_set(err, EXIT_USAGE, "checkpoints need a customer workspace and a session");
-		return NULL;
-	}
-	return session_checkpoint_get(b->ws, b->session, err);
-}
-
-static const struct method methods[] = {
-    {"tools/call", m_tools_call},
-    {"checkpoint/set", m_checkpoint_set},
-    {"checkpoint/get", m_checkpoint_get},
-};
 
 /* Write one reply line (@msg borrowed); replies past the cap become an error
  * for the same id. Returns 0, -E2BIG when that error went out instead, or
@@ -316,7 +102,7 @@ static const struct method methods[] = {
 static int conn_send(struct conn *c, json_t *msg)
 {
 	char *s = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
-	size_t len, off = 0;
+	size_t len, off = 0, charged = 0;
 	ssize_t w;
 	int rc = 0;
 	bool capped = false;
@@ -342,6 +128,27 @@ static int conn_send(struct conn *c, json_t *msg)
 		len = strlen(s);
 		capped = true;
 	}
+	if (!bridge_charge(c->b, len + 1)) {
+		char text[160];
+		json_t *e;
+
+		snprintf(text, sizeof(text),
+			 "reply of %zu bytes does not fit in what the run's bridge budget of %zu "
+			 "bytes has left",
+			 len, c->b->budget);
+		free(s);
+		e = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id",
+			      json_object_get(msg, "id"), "error", "code", RPC_BUSY, "message",
+			      text);
+		s = e ? json_dumps(e, JSON_COMPACT) : NULL;
+		json_decref(e);
+		if (!s)
+			return -ENOMEM;
+		len = strlen(s); /* small: sent uncharged */
+		capped = true;
+	} else {
+		charged = len + 1;
+	}
 	s[len] = '\n'; /* the terminator becomes the line end; never read as a string again */
 	pthread_mutex_lock(&c->wlock);
 	while (off < len + 1) {
@@ -356,6 +163,8 @@ static int conn_send(struct conn *c, json_t *msg)
 	}
 	pthread_mutex_unlock(&c->wlock);
 	free(s);
+	if (charged)
+		bridge_uncharge(c->b, charged);
 	return rc ? rc : capped ? -E2BIG : 0;
 }
 
@@ -400,7 +209,7 @@ static int conn_try_send(struct conn *c, json_t *msg)
 }
 
 /* Send @res (borrowed) as the result for @id. Returns as conn_send. */
-static int reply_result(struct conn *c, json_t *id, json_t *res)
+int bridge_reply_result(struct conn *c, json_t *id, json_t *res)
 {
 	json_t *r = json_pack("{s:s,s:O,s:O}", "jsonrpc", "2.0", "id", id, "result", res);
 	int rc = r ? conn_send(c, r) : -ENOMEM;
@@ -428,25 +237,22 @@ static bool handle(struct conn *c, json_t *req, uint64_t *ticket)
 	json_t *id = json_object_get(req, "id");
 	json_t *params = json_object_get(req, "params");
 	struct request rq = {.c = c, .id = id, .ticket = ticket ? *ticket : 0};
+	const struct bridge_method *m = bridge_method_find(name);
 	struct err e = {0};
 	json_t *res = NULL;
 	int code = RPC_NO_METHOD;
-	size_t i;
 
-	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (name && !strcmp(name, methods[i].name))
-			break;
-	if (i == sizeof(methods) / sizeof(methods[0]))
+	if (!m)
 		err_set(&e, EXIT_USAGE, "unknown method '%s'", name ? name : "(none)");
 	else
-		res = methods[i].run(c->b, &rq, params ? params : json_null(), &code, &e);
+		res = m->run(c->b, &rq, params ? params : json_null(), &code, &e);
 	if (!id || rq.replied)
 		goto out; /* a notification: nobody waits for an answer; or answered */
 	if (!res) {
 		reply_error(c, id, code, e.text[0] ? e.text : "failed");
 		goto out;
 	}
-	if (reply_result(c, id, res) == -ENOMEM)
+	if (bridge_reply_result(c, id, res) == -ENOMEM)
 		reply_error(c, id, RPC_FAILED, "out of memory");
 out:
 	json_decref(res);
@@ -470,6 +276,8 @@ static void conn_put_locked(struct conn *c)
 			break;
 		}
 	b->nconns--;
+	b->nunauthed -= !atomic_load(&c->authed);
+	b->used -= c->charged;
 	close(c->fd);
 	pthread_mutex_destroy(&c->wlock);
 	free(c->in);
@@ -503,6 +311,7 @@ static void *worker_main(void *arg)
 		if (j->req) {
 			handle(j->c, j->req, NULL);
 			json_decref(j->req);
+			bridge_uncharge(b, j->cost);
 		} else {
 			read_conn(j->c);
 		}
@@ -524,38 +333,31 @@ static void *worker_main(void *arg)
  * for good: a reader keeps its worker while its connection is quiet. Past
  * BRIDGE_MAX_WORKERS one waits: of so many, all but BRIDGE_MAX_CONNS serve
  * calls, which end. Returns 0 or -1 (then @req was answered). */
-static int enqueue(struct conn *c, json_t *req)
+static int enqueue(struct conn *c, json_t *req, size_t cost)
 {
 	struct bridge *b = c->b;
 	struct job *j = calloc(1, sizeof(*j));
-	int rc;
+	const char *why = "out of memory";
+	int code = RPC_FAILED;
 
-	if (!j) {
-		if (req)
-			reply_error(c, json_object_get(req, "id"), RPC_FAILED, "out of memory");
-		json_decref(req);
-		return -1;
-	}
+	if (!j)
+		goto out_refuse;
 	j->c = c;
 	j->req = req;
+	j->cost = cost;
 	pthread_mutex_lock(&b->lock);
 	if (req && c->pending >= BRIDGE_MAX_PENDING_PER_CONN) {
 		pthread_mutex_unlock(&b->lock);
-		reply_error(c, json_object_get(req, "id"), RPC_BUSY, "too many requests in flight");
-		json_decref(req);
-		free(j);
-		return -1;
+		code = RPC_BUSY;
+		why = "too many requests in flight";
+		goto out_refuse;
 	}
 	if (b->nqueued >= b->nidle && b->nworkers < BRIDGE_MAX_WORKERS) {
-		rc = pthread_create(&b->workers[b->nworkers], NULL, worker_main, b);
-		if (rc) {
+		if (pthread_create(&b->workers[b->nworkers], NULL, worker_main, b)) {
 			pthread_mutex_unlock(&b->lock);
-			if (req)
-				reply_error(c, json_object_get(req, "id"), RPC_BUSY,
-					    "no thread to serve the request");
-			json_decref(req);
-			free(j);
-			return -1;
+			code = RPC_BUSY;
+			why = "no thread to serve the request";
+			goto out_refuse;
 		}
 		b->nworkers++;
 	}
@@ -571,6 +373,14 @@ static int enqueue(struct conn *c, json_t *req)
 	pthread_cond_signal(&b->work);
 	pthread_mutex_unlock(&b->lock);
 	return 0;
+out_refuse:
+	if (req) {
+		reply_error(c, json_object_get(req, "id"), code, why);
+		bridge_uncharge(b, cost);
+	}
+	json_decref(req);
+	free(j);
+	return -1;
 }
 
 static bool token_equal(const char *a, const char *b)
@@ -596,9 +406,9 @@ static bool on_line(struct conn *c, char *line, size_t len, json_t **req)
 		reply_error(c, NULL, r ? RPC_INVALID : RPC_PARSE,
 			    r ? "a request must be an object" : je.text);
 		json_decref(r);
-		return c->authed;
+		return atomic_load(&c->authed);
 	}
-	if (c->authed) {
+	if (atomic_load(&c->authed)) {
 		*req = r;
 		return true;
 	}
@@ -611,7 +421,10 @@ static bool on_line(struct conn *c, char *line, size_t len, json_t **req)
 			conn_send(c, ok);
 		json_decref(ok);
 		json_decref(r);
-		c->authed = true;
+		atomic_store(&c->authed, true);
+		pthread_mutex_lock(&c->b->lock);
+		c->b->nunauthed--;
+		pthread_mutex_unlock(&c->b->lock);
 		return true;
 	}
 	reply_error(c, json_object_get(r, "id"), RPC_INVALID,
@@ -620,25 +433,66 @@ static bool on_line(struct conn *c, char *line, size_t len, json_t **req)
 	return false;
 }
 
-/* Make room for a full read chunk in @in (@cap bytes now), up to the line
- * ceiling. Returns 0 or -E2BIG/-ENOMEM. */
-static int grow(char **in, size_t *cap, size_t len)
+/* Make room for a full read chunk in @c's input, up to the line ceiling,
+ * within the run's budget, and before authentication within a few KiB.
+ * Returns 0, -E2BIG (over the ceiling), -ENOBUFS (over the budget), -EACCES
+ * (too much said before authenticating) or -ENOMEM. */
+static int grow(struct conn *c)
 {
-	size_t want = *cap ? *cap : BRIDGE_READ_CHUNK + 1;
+	size_t want = c->cap ? c->cap : BRIDGE_READ_CHUNK + 1;
 	char *p;
 
-	if (*cap - len >= BRIDGE_READ_CHUNK + 1)
+	if (c->cap - c->len >= BRIDGE_READ_CHUNK + 1)
 		return 0;
-	while (want - len < BRIDGE_READ_CHUNK + 1)
+	while (want - c->len < BRIDGE_READ_CHUNK + 1)
 		want *= 2;
 	if (want > MCPFS_BRIDGE_MAX_LINE + 2 * BRIDGE_READ_CHUNK + 2)
 		return -E2BIG;
-	p = realloc(*in, want);
-	if (!p)
+	if (!atomic_load(&c->authed) && c->len > BRIDGE_UNAUTH_BYTES)
+		return -EACCES;
+	if (!bridge_charge(c->b, want - c->cap))
+		return -ENOBUFS;
+	p = realloc(c->in, want);
+	if (!p) {
+		bridge_uncharge(c->b, want - c->cap);
 		return -ENOMEM;
-	*in = p;
-	*cap = want;
+	}
+	c->in = p;
+	c->charged += want - c->cap;
+	c->cap = want;
 	return 0;
+}
+
+/* After a long line: give a large buffer back once it is mostly empty. */
+static void shrink(struct conn *c)
+{
+	size_t want = 2 * BRIDGE_READ_CHUNK + 2;
+	char *p;
+
+	if (c->cap <= 4 * want || c->len >= want / 2)
+		return;
+	p = realloc(c->in, want);
+	if (!p)
+		return;
+	bridge_uncharge(c->b, c->cap - want);
+	c->charged -= c->cap - want;
+	c->in = p;
+	c->cap = want;
+}
+
+/* Why grow failed, for the code. */
+static const char *grow_why(int rc)
+{
+	switch (rc) {
+	case -E2BIG:
+		return "request line too long";
+	case -ENOBUFS:
+		return "request does not fit in what the run's bridge budget has left";
+	case -EACCES:
+		return "the first request must be auth with the run's token";
+	default:
+		return "out of memory";
+	}
 }
 
 /* Park @c with the watcher while its reader serves a request: data that
@@ -696,7 +550,7 @@ static void claim(struct bridge *b, uint64_t id)
 	c->parked = 0;
 	c->refs++; /* held across enqueue, which takes its own */
 	pthread_mutex_unlock(&b->lock);
-	if (enqueue(c, NULL) < 0)
+	if (enqueue(c, NULL, 0) < 0)
 		shutdown(c->fd, SHUT_RD);
 	pthread_mutex_lock(&b->lock);
 	conn_put_locked(c);
@@ -731,18 +585,21 @@ static void spin_for_request(struct conn *c)
  * pool but the last, returned in *last (NULL if none). Returns false when
  * the read side ends: EOF, or the connection is to be closed (bad token,
  * overlong line). */
-static bool read_requests(struct conn *c, json_t **last)
+static bool read_requests(struct conn *c, json_t **last, size_t *last_cost)
 {
 	json_t *req;
 	bool open = true, eof = false;
 	ssize_t r;
 	char *nl;
 	size_t used, n;
+	int rc;
 
 	*last = NULL;
+	*last_cost = 0;
 	while (open && !*last) {
-		if (grow(&c->in, &c->cap, c->len) < 0) {
-			reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
+		if ((rc = grow(c)) < 0) {
+			reply_error(c, NULL, rc == -ENOBUFS ? RPC_BUSY : RPC_TOO_LARGE,
+				    grow_why(rc));
 			open = false;
 			break;
 		}
@@ -765,10 +622,17 @@ static bool read_requests(struct conn *c, json_t **last)
 				open = false;
 			} else if (n && !on_line(c, c->in + used, n, &req)) {
 				open = false;
+			} else if (n && req && !bridge_charge(c->b, n)) {
+				/* The run goes on: this request alone fails. */
+				reply_error(c, json_object_get(req, "id"), RPC_BUSY,
+					    "the run's bridge budget is used up by requests in "
+					    "flight: try again when they are answered");
+				json_decref(req);
 			} else if (n && req) {
 				if (*last)
-					enqueue(c, *last);
+					enqueue(c, *last, *last_cost);
 				*last = req;
+				*last_cost = n;
 			}
 			used += n + 1;
 		}
@@ -778,6 +642,7 @@ static bool read_requests(struct conn *c, json_t **last)
 		}
 		memmove(c->in, c->in + used, c->len - used);
 		c->len -= used;
+		shrink(c);
 	}
 	if (open && !eof)
 		return true;
@@ -785,8 +650,9 @@ static bool read_requests(struct conn *c, json_t **last)
 	 * client sees the end at once. */
 	shutdown(c->fd, eof && open ? SHUT_RD : SHUT_RDWR);
 	free(c->in);
+	bridge_uncharge(c->b, c->charged);
 	c->in = NULL;
-	c->cap = c->len = 0;
+	c->cap = c->len = c->charged = 0;
 	return false;
 }
 
@@ -797,20 +663,22 @@ static void read_conn(struct conn *c)
 {
 	uint64_t ticket = 0;
 	json_t *last;
+	size_t cost;
 	bool more, kept;
 
 	for (;;) {
-		more = read_requests(c, &last);
+		more = read_requests(c, &last, &cost);
 		if (!last)
 			return;
 		if (more && !(ticket = park(c))) {
 			/* no watcher: another worker reads on */
-			if (enqueue(c, NULL) < 0)
+			if (enqueue(c, NULL, 0) < 0)
 				shutdown(c->fd, SHUT_RD);
 			more = false;
 		}
 		kept = handle(c, last, more ? &ticket : NULL);
 		json_decref(last);
+		bridge_uncharge(c->b, cost);
 		if (!more || !(kept || unpark(c, ticket)))
 			return;
 		c->served_ms = clock_now_ms();
@@ -835,12 +703,38 @@ static struct conn *conn_new(struct bridge *b, int fd)
 	none.data.u64 = c->id;
 	epoll_ctl(b->epfd, EPOLL_CTL_ADD, fd, &none);
 	c->refs = 1; /* held until the read job is queued */
+	c->born_ms = clock_now_ms();
+	b->nunauthed++;
 	pthread_mutex_init(&c->wlock, NULL);
 	c->next = b->conns;
 	b->conns = c;
 	b->nconns++;
 	pthread_mutex_unlock(&b->lock);
 	return c;
+}
+
+/* Close the connections that have not authenticated in time: their readers
+ * wake and end them. Returns how long the watcher may sleep (ms, -1: for
+ * good). */
+static int expire_unauthed(struct bridge *b)
+{
+	double now = clock_now_ms();
+	struct conn *c;
+	int wait = -1;
+
+	pthread_mutex_lock(&b->lock);
+	for (c = b->nunauthed ? b->conns : NULL; c; c = c->next) {
+		if (atomic_load(&c->authed) || c->expired)
+			continue;
+		if (now - c->born_ms >= BRIDGE_UNAUTH_MS) {
+			c->expired = true;
+			shutdown(c->fd, SHUT_RDWR);
+		} else if (wait < 0 || BRIDGE_UNAUTH_MS - (now - c->born_ms) + 1 < wait) {
+			wait = (int)(BRIDGE_UNAUTH_MS - (now - c->born_ms)) + 1;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	return wait;
 }
 
 /* The watcher: new connections, and data on parked ones. */
@@ -852,7 +746,7 @@ static void *acceptor_main(void *arg)
 	int n, i, fd;
 
 	for (;;) {
-		n = epoll_wait(b->epfd, evs, sizeof(evs) / sizeof(evs[0]), -1);
+		n = epoll_wait(b->epfd, evs, sizeof(evs) / sizeof(evs[0]), expire_unauthed(b));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -873,7 +767,7 @@ static void *acceptor_main(void *arg)
 				close(fd);
 				continue;
 			}
-			enqueue(c, NULL);
+			enqueue(c, NULL, 0);
 			pthread_mutex_lock(&b->lock);
 			conn_put_locked(c);
 			pthread_mutex_unlock(&b->lock);
@@ -978,27 +872,30 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
 	}
+	/* Everything bridge_free looks at is valid from here on, so that every
+	 * failure below is one call to it. */
 	b->lfd = b->epfd = b->stop_pipe[0] = b->stop_pipe[1] = -1;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->work, NULL);
+	pthread_cond_init(&b->idle, NULL);
+	cancel_init(&b->cancel);
+	fail = bridge_account_init(&b->account, o->max_records) < 0;
 	b->next_id = WATCH_STOP + 1;
 	b->hub = o->hub;
 	b->ws = o->ws;
 	b->call_timeout_s = o->call_timeout_s;
 	b->deadline_s = o->deadline_s;
-	cancel_init(&b->cancel);
+	b->on_call = o->on_call;
+	b->on_call_ctx = o->on_call_ctx;
 	b->max_result = o->max_result ? o->max_result : MCPFS_BRIDGE_MAX_LINE;
+	b->budget = o->budget ? o->budget : BRIDGE_DEFAULT_BUDGET;
+	pthread_cond_init(&b->slot, NULL);
 	b->path = dup_or_null(path, &fail);
 	b->token = dup_or_null(o->token ? o->token : "", &fail);
 	b->customer = dup_or_null(o->customer, &fail);
 	b->workspace = dup_or_null(o->workspace, &fail);
 	b->session = dup_or_null(o->session, &fail);
-	b->records = json_array();
-	b->max_records = o->max_records ? o->max_records : BRIDGE_MAX_RECORDS;
-	b->by_tool = json_array();
-	b->by_name = json_object();
-	pthread_mutex_init(&b->lock, NULL);
-	pthread_cond_init(&b->work, NULL);
-	pthread_cond_init(&b->idle, NULL);
-	if (fail || !b->records || !b->by_tool || !b->by_name) {
+	if (fail) {
 		err_set(err, EXIT_FAILED, "out of memory");
 		goto out_free;
 	}
@@ -1015,69 +912,32 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 		goto out_free;
 	if (watch_new(b) < 0) {
 		err_set(err, EXIT_FAILED, "epoll: %s", strerror(errno));
-		unlink(path);
 		goto out_free;
 	}
 	if (pthread_create(&b->acceptor, NULL, acceptor_main, b)) {
 		err_set(err, EXIT_FAILED, "pthread_create(bridge acceptor) failed");
-		unlink(path);
 		goto out_free;
 	}
+	b->acceptor_started = true;
 	return b;
 out_free:
-	if (b->epfd >= 0)
-		close(b->epfd);
-	if (b->lfd >= 0)
-		close(b->lfd);
-	if (b->stop_pipe[0] >= 0) {
-		close(b->stop_pipe[0]);
-		close(b->stop_pipe[1]);
-	}
-	json_decref(b->records);
-	json_decref(b->by_tool);
-	json_decref(b->by_name);
-	free(b->path);
-	free(b->token);
-	free(b->customer);
-	free(b->workspace);
-	free(b->session);
-	pthread_mutex_destroy(&b->lock);
-	pthread_cond_destroy(&b->work);
-	pthread_cond_destroy(&b->idle);
-	cancel_destroy(&b->cancel);
-	free(b);
+	bridge_free(b);
 	return NULL;
 }
 
 size_t bridge_ncalls(struct bridge *b)
 {
-	size_t n;
-
-	pthread_mutex_lock(&b->lock);
-	n = b->ncalls;
-	pthread_mutex_unlock(&b->lock);
-	return n;
-}
-
-/* A copy of @a, one of the arrays b->lock guards. */
-static json_t *copy_locked(struct bridge *b, json_t *a)
-{
-	json_t *copy;
-
-	pthread_mutex_lock(&b->lock);
-	copy = json_deep_copy(a);
-	pthread_mutex_unlock(&b->lock);
-	return copy;
+	return bridge_account_ncalls(&b->account);
 }
 
 json_t *bridge_calls(struct bridge *b)
 {
-	return copy_locked(b, b->records);
+	return bridge_account_calls(&b->account);
 }
 
 json_t *bridge_calls_by_tool(struct bridge *b)
 {
-	return copy_locked(b, b->by_tool);
+	return bridge_account_by_tool(&b->account);
 }
 
 void bridge_stop(struct bridge *b)
@@ -1087,15 +947,21 @@ void bridge_stop(struct bridge *b)
 	if (b->stopped)
 		return;
 	b->stopped = true;
-	if (write(b->stop_pipe[1], "x", 1) < 0) {
-		/* the acceptor also ends when the listening socket shuts down */
-		shutdown(b->lfd, SHUT_RDWR);
+	if (b->acceptor_started) {
+		if (write(b->stop_pipe[1], "x", 1) < 0) {
+			/* the acceptor also ends when the listening socket shuts down */
+			shutdown(b->lfd, SHUT_RDWR);
+		}
+		pthread_join(b->acceptor, NULL);
 	}
-	pthread_join(b->acceptor, NULL);
-	close(b->lfd);
-	unlink(b->path);
+	if (b->lfd >= 0) {
+		close(b->lfd);
+		b->lfd = -1;
+		unlink(b->path);
+	}
 	cancel_fire(&b->cancel);
 	pthread_mutex_lock(&b->lock);
+	pthread_cond_broadcast(&b->slot); /* calls waiting for a slot give up */
 	/* End every connection: blocked reads return, read jobs end, calls
 	 * in flight return cancelled and drop their references. */
 	while (b->conns) {
@@ -1114,17 +980,21 @@ void bridge_stop(struct bridge *b)
 		pthread_join(b->workers[i], NULL);
 }
 
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 void bridge_free(struct bridge *b)
 {
 	if (!b)
 		return;
 	bridge_stop(b);
-	close(b->epfd);
-	close(b->stop_pipe[0]);
-	close(b->stop_pipe[1]);
-	json_decref(b->records);
-	json_decref(b->by_tool);
-	json_decref(b->by_name);
+	close_fd(b->epfd);
+	close_fd(b->stop_pipe[0]);
+	close_fd(b->stop_pipe[1]);
+	bridge_account_free(&b->account);
 	free(b->path);
 	free(b->token);
 	free(b->customer);
@@ -1133,6 +1003,7 @@ void bridge_free(struct bridge *b)
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->work);
 	pthread_cond_destroy(&b->idle);
+	pthread_cond_destroy(&b->slot);
 	cancel_destroy(&b->cancel);
 	free(b);
 }

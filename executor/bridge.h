@@ -11,7 +11,13 @@
  *   checkpoint/get   {} -> the checkpoint object, or null
  * Several requests may be in flight on one connection; replies carry their
  * ids and may come in any order. Errors are JSON-RPC errors with a one-line
- * message. Lines are capped (MCPFS_BRIDGE_MAX_LINE); a longer one is an error. */
+ * message. Lines are capped (MCPFS_BRIDGE_MAX_LINE); a longer one is an error.
+ *
+ * Budgets bound what a run's code can make mcpfs hold, outside the run's
+ * own memory limit: requests and replies in memory at once (bridge_opts.
+ * budget; past it a request or reply fails with an error and the run goes
+ * on), 32 tool calls in flight (more wait their turn), 256 connections, and
+ * a connection that has not authenticated within 4 KiB and 5 s is closed. */
 #ifndef MCPFS_EXECUTOR_BRIDGE_H
 #define MCPFS_EXECUTOR_BRIDGE_H
 
@@ -20,6 +26,7 @@
 #define MCPFS_BRIDGE_MAX_LINE (16u << 20)
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../common/err.h"
@@ -27,6 +34,10 @@
 struct hub;
 struct ws;
 struct bridge;
+
+/* Told of every tools/call the bridge answered, from the thread that served
+ * it: the MCP names, whether it succeeded, how long it took. Must not block. */
+typedef void (*bridge_call_fn)(void *ctx, const char *server, const char *tool, bool ok, double ms);
 
 struct bridge_opts {
 	struct hub *hub;       /* borrowed; outlives the bridge */
@@ -39,6 +50,9 @@ struct bridge_opts {
 	double deadline_s;     /* clock_now_s() by which every call ends; 0: none */
 	size_t max_result;     /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
 	size_t max_records;    /* calls bridge_calls lists; 0: 100,000 */
+	size_t budget; /* bytes the run's requests and replies may hold at once; 0: 64 MiB */
+	bridge_call_fn on_call; /* NULL: none */
+	void *on_call_ctx;
 };
 
 /* Listen on @path (a stale socket there is replaced; mode 0600) and serve in
