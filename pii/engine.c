@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/id.h"
 #include "../servers/hub.h"
 #include "../workspaces/workspace.h"
 
@@ -100,7 +101,7 @@ static int vault_path(const struct pii_engine *e, const char *customer, const ch
 {
 	struct ws ws;
 
-	if (!ws_id_valid(session, "session", err))
+	if (!id_valid(session, "session", err))
 		return -1;
 	if (ws_open(e->root, customer, true, &ws, err) < 0)
 		return -1;
@@ -112,14 +113,14 @@ static int vault_path(const struct pii_engine *e, const char *customer, const ch
 struct pii_vault *pii_engine_vault(struct pii_engine *e, const char *customer, const char *session,
 				   struct err *err)
 {
-	char key[2 * WS_ID_MAX + 4], path[PATH_MAX];
+	char key[2 * ID_MAX + 4], path[PATH_MAX];
 	struct open_vault *nv;
 	struct pii_vault *v = NULL;
 	size_t i;
 
 	if (!customer)
 		customer = "default";
-	if (!ws_id_valid(customer, "customer", err))
+	if (!id_valid(customer, "customer", err))
 		return NULL;
 	snprintf(key, sizeof(key), "%s/%s", customer, session ? session : "");
 	pthread_mutex_lock(&e->mu);
