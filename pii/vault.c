@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../common/fsx.h"
+#include "../common/strmap.h"
 #include "pii.h"
 
 #define VAULT_MAX (256u << 20) /* the file */
@@ -34,31 +35,22 @@ struct pii_vault {
 	char *path;	 /* NULL: memory only */
 	struct entry *e; /* guarded by mu, as is everything below */
 	size_t n, cap;
-	size_t *byval, *bytok; /* entry index + 1; 0: empty slot */
-	size_t hcap;	       /* a power of two, > 2n */
-	struct stat seen;      /* the file as last read */
+	/* Entry index + 1 (0: an empty slot), open addressing on FNV-1a. Not
+	 * common/strmap: an entry goes into both indexes or neither, and a
+	 * strmap cannot take back a key whose twin failed to go in. */
+	size_t *byval, *bytok;
+	size_t hcap;	  /* a power of two, > 2n */
+	struct stat seen; /* the file as last read */
 };
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
 
 static uint64_t hash_value(const char *kind, const char *v, size_t len)
 {
-	return fnv(fnv(14695981039346656037ull, kind, strlen(kind) + 1), v, len);
+	return strhash_add(strhash_add(STRHASH_INIT, kind, strlen(kind) + 1), v, len);
 }
 
 static uint64_t hash_token(const char *kind, unsigned long num)
 {
-	return fnv(fnv(14695981039346656037ull, kind, strlen(kind) + 1), &num, sizeof(num));
+	return strhash_add(strhash_add(STRHASH_INIT, kind, strlen(kind) + 1), &num, sizeof(num));
 }
 
 static size_t *slot_value(struct pii_vault *v, const char *kind, const char *val, size_t len)
