@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "../common/err.h"
+#include "../pii/engine.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
 
@@ -20,6 +21,8 @@ struct cli {
 	char root[PATH_MAX];	 /* resolved on first use by cli_root() */
 	struct config cfg;	 /* loaded on first use by cli_config() */
 	bool have_cfg;
+	enum pii_mode pii_mode; /* --pii of exec and call; before cli_hub_new */
+	struct pii_engine *pii; /* made by cli_hub_new; freed by main after the command */
 };
 
 /* Print "mcpfs: <text>" as one line on stderr. */
@@ -46,6 +49,11 @@ const char *cli_root(struct cli *cli);
 /* A new hub over the config with state under the data root. @cache_max_age_s
  * as in struct hub_opts. NULL after printing the error. */
 struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s);
+/* The PII engine over the config (made once), its hook added to @h when PII
+ * is on for anyone. Returns 0, or -1 after printing the error. */
+int cli_pii_attach(struct cli *cli, struct hub *h);
+/* Parse --pii's value (on, off, config) into cli->pii_mode. -1 after printing why. */
+int cli_pii_mode(struct cli *cli, const char *cmd, const char *arg);
 
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_servers(struct cli *cli, int argc, char **argv);
@@ -61,5 +69,6 @@ int cmd_session(struct cli *cli, int argc, char **argv);
 int cmd_skill(struct cli *cli, int argc, char **argv);
 int cmd_login(struct cli *cli, int argc, char **argv);
 int cmd_logout(struct cli *cli, int argc, char **argv);
+int cmd_pii(struct cli *cli, int argc, char **argv);
 
 #endif

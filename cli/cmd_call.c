@@ -17,7 +17,7 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: mcpfs call SERVER TOOL [ARGS_JSON|-] [--timeout S] [--customer ID] [--json]\n"
-	    "                  [--repeat N]\n\n"
+	    "                  [--repeat N] [--session ID] [--pii on|off]\n\n"
 	    "Call one tool. ARGS_JSON is a JSON object of arguments ('-' reads it from\n"
 	    "stdin; none means {}). Text output prints text content as is and\n"
 	    "summarizes images, audio and resources; progress shows on a terminal.\n\n"
@@ -25,7 +25,9 @@ static void usage(FILE *f)
 	    "  --timeout S    give up after S seconds (sends notifications/cancelled)\n"
 	    "  --customer ID  whose instance of a per-customer server (default: default)\n"
 	    "  --repeat N     make the call N times in a row on one connection, print the\n"
-	    "                 last result and the rate on stderr (a benchmark)\n\n"
+	    "                 last result and the rate on stderr (a benchmark)\n"
+	    "  --session ID   the session whose PII tokens the call uses and adds to\n"
+	    "  --pii on|off   PII tokens for this call, over the config's \"pii\" section\n\n"
 	    "exit status: 0 ok, 1 the tool reported an error, 2 bad arguments,\n"
 	    "3 the server could not be reached or timed out\n");
 }
@@ -184,6 +186,7 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, 'j'},		{"timeout", required_argument, NULL, 't'},
 	    {"customer", required_argument, NULL, 'C'}, {"repeat", required_argument, NULL, 'n'},
+	    {"session", required_argument, NULL, 's'},	{"pii", required_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
 	};
 	struct hub_call_opts o = {.origin = "call"};
@@ -208,6 +211,13 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 			break;
 		case 'C':
 			o.customer = optarg;
+			break;
+		case 's':
+			o.session = optarg;
+			break;
+		case 'p':
+			if (cli_pii_mode(cli, "call", optarg) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'n':
 			repeat = strtol(optarg, &end, 10);

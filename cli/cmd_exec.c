@@ -25,7 +25,8 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: mcpfs exec [--customer ID] [--session ID] [--lang python|typescript]\n"
-	    "                  [--timeout S] [--memory MB] [--description TEXT] [--json] FILE|-\n\n"
+	    "                  [--timeout S] [--memory MB] [--description TEXT] [--json] FILE|-\n"
+	    "                  [--pii on|off]\n\n"
 	    "Run agent code in the jail: the tool tree read-only (import servers.<server>),\n"
 	    "the customer's workspace as the working directory, tools through the bridge.\n"
 	    "Without --json the code's output passes through and the exit status is the\n"
@@ -37,6 +38,9 @@ static void usage(FILE *f)
 	    "  --timeout S       wall clock limit for the whole run (default 30)\n"
 	    "  --memory MB       memory limit of the run (default 512)\n"
 	    "  --description T   for the session log's task record\n"
+	    "  --pii on|off      PII tokens for this run, over the config's pii section;\n"
+	    "                    while on, output is printed when the run ends and\n"
+	    "                    stdin is empty, as with --json\n"
 	    "  --json            one object: exit_code, signal, timed_out, stdout, stderr,\n"
 	    "                    truncated, duration_ms, tool_calls, limits, session_id\n\n"
 	    "Environment: MCPFS_CGROUP  under cgroup v2, a delegated group holding no\n"
@@ -135,6 +139,14 @@ static void say_logins_needed(struct hub *hub)
 	}
 }
 
+static void print_field(json_t *res, const char *field, FILE *f)
+{
+	json_t *s = json_object_get(res, field);
+
+	fwrite(json_string_value(s), 1, json_string_length(s), f);
+	fflush(f);
+}
+
 int cmd_exec(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -145,6 +157,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	    {"memory", required_argument, NULL, 'm'},
 	    {"description", required_argument, NULL, 'd'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"pii", required_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -158,6 +171,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	struct hub *hub;
 	struct search_hub *sh = NULL;
 	struct search_source src;
+	bool as_json = false, pii;
 	sigset_t stop;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -192,7 +206,11 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 			ro.description = optarg;
 			break;
 		case 'j':
-			ro.capture = true;
+			ro.capture = as_json = true;
+			break;
+		case 'p':
+			if (cli_pii_mode(cli, "exec", optarg) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -243,8 +261,18 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		src = search_hub_source(sh);
 		ro.search = &src;
 	}
+	/* Output is tokenized as a whole, so it is captured, then printed. */
+	pii = pii_engine_active(cli->pii, ro.customer);
+	if (pii) {
+		ro.capture = true;
+		ro.output_filter = pii_engine_filter_output;
+		ro.output_ctx = cli->pii;
+	}
 	res = exec_run(&ro, &stop, &status, &e);
-	if (res && ro.capture) {
+	if (res && pii && !as_json) {
+		print_field(res, "stdout", stdout);
+		print_field(res, "stderr", stderr);
+	} else if (res && ro.capture) {
 		json_dumpf(res, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);
 		fflush(stdout);

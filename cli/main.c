@@ -26,6 +26,7 @@ static const struct command {
     {"skill", cmd_skill, "per-customer skills"},
     {"login", cmd_login, "log in to a remote server with OAuth"},
     {"logout", cmd_logout, "forget a remote server's OAuth tokens"},
+    {"pii", cmd_pii, "find, tokenize and restore personal data (stdin)"},
 };
 
 static void usage(FILE *f)
@@ -152,8 +153,14 @@ struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s)
 	o.state_dir = root;
 	o.cache_max_age_s = cache_max_age_s;
 	h = hub_new(cfg, &o);
-	if (!h)
+	if (!h) {
 		cli_error("out of memory");
+		return NULL;
+	}
+	if (cli_pii_attach(cli, h) < 0) {
+		hub_free(h);
+		return NULL;
+	}
 	return h;
 }
 
@@ -202,6 +209,7 @@ int main(int argc, char **argv)
 		cli_error("unknown command '%s'; see 'mcpfs --help'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	pii_engine_free(cli.pii); /* after the command freed its hub */
 	if (cli.have_cfg)
 		config_free(&cli.cfg);
 	return rc;

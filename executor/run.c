@@ -352,6 +352,23 @@ static json_t *result_new(struct run *r)
 	return res;
 }
 
+/* The output filter on the result or the task record, failing closed: what
+ * it could not rewrite is withheld, with the reason in its place. */
+static void filter_output(struct run *r, json_t *obj)
+{
+	static const char *const fields[] = {"stdout", "stderr", "output", "code", "description"};
+	struct err e = {0};
+	char line[ERR_TEXT_MAX + 32];
+	size_t i;
+
+	if (r->o->output_filter(r->o->output_ctx, r->ws.customer, r->session, obj, &e) == 0)
+		return;
+	snprintf(line, sizeof(line), "(withheld: %s)\n", e.text);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (json_object_get(obj, fields[i]))
+			json_object_set_new(obj, fields[i], json_string(line));
+}
+
 static void record(struct run *r, json_t *res)
 {
 	const struct run_opts *o = r->o;
@@ -372,6 +389,8 @@ static void record(struct run *r, json_t *res)
 	    r->by_tool ? r->by_tool : json_null(), "exit_code", json_object_get(res, "exit_code"),
 	    "started_at", r->started_at, "ended_at", r->ended_at, "language",
 	    o->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python");
+	if (task && o->output_filter)
+		filter_output(r, task);
 	if (!task || session_append_task(&r->ws, r->session, task, &e) < 0)
 		fprintf(stderr, "mcpfs: exec: session log: %s\n", task ? e.text : "out of memory");
 	json_decref(task);
@@ -499,6 +518,8 @@ json_t *run_wait(struct run *r, int *status, struct err *err)
 		return NULL;
 	}
 	*status = r->ex.signal ? 128 + r->ex.signal : r->ex.exit_code;
+	if (o->output_filter)
+		filter_output(r, res);
 	if (o->record)
 		record(r, res);
 	return res;

@@ -45,6 +45,13 @@ struct run_opts {
 	void *on_tool_call_ctx;
 	/* borrowed; answers the bridge's tools/search; NULL: refused */
 	const struct search_source *search;
+	/* Rewrites the strings "stdout", "stderr", "output", "code" and
+	 * "description" of the result and of the task record in place before
+	 * they are returned or recorded (PII tokens: pii_engine_filter_output);
+	 * on -1 they are withheld. NULL: none. */
+	int (*output_filter)(void *ctx, const char *customer, const char *session, json_t *obj,
+			     struct err *err);
+	void *output_ctx;
 };
 
 /* A run: one execution, an object with a cancel handle, so that one process

@@ -491,6 +491,8 @@ int config_parse(struct config *out, const char *text, const char *origin, struc
 	if (typed && parse_section(ps, &cfg, typed, "servers") < 0)
 		goto out_cfg;
 	qsort(cfg.servers, cfg.nservers, sizeof(*cfg.servers), by_name);
+	/* Kept as written: pii/ gives it meaning (pii_config_parse). */
+	cfg.pii = json_incref(json_object_get(root, "pii"));
 	*out = cfg;
 	rc = 0;
 	goto out_ps;
@@ -513,6 +515,7 @@ void config_free(struct config *cfg)
 		server_config_clear(&cfg->servers[i]);
 	free(cfg->servers);
 	free(cfg->origin);
+	json_decref(cfg->pii);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -3,6 +3,7 @@
 #ifndef MCPFS_SERVERS_CONFIG_H
 #define MCPFS_SERVERS_CONFIG_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -55,6 +56,7 @@ struct config {
 	struct server_config *servers; /* sorted by name */
 	size_t nservers;
 	char *origin; /* the file it came from, or "(embedded default)" */
+	json_t *pii;  /* the "pii" section as written (owned), or NULL; see pii/pii.h */
 };
 
 /* Find and load the config: @explicit_path, then $MCPFS_CONFIG, ./mcpfs.json,

@@ -31,6 +31,18 @@ static bool log_exists(int dfd, const char *lock)
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* A PII vault (pii/engine.h) goes with its session log: once the log is
+ * gone or as old as the limit, not while the session still takes tasks. */
+static bool vault_stale(int dfd, const char *vault, double max_age_s, double now)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%.*s.json", (int)(strlen(vault) - 6), vault);
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	       now - (double)st.st_mtime > max_age_s;
+}
+
 static int drop(int dfd, const char *folder, const char *name, bool dry_run, json_t *out)
 {
 	char rel[PATH_MAX];
@@ -76,6 +88,8 @@ static int sweep(const struct ws *ws, const char *folder, double max_age_s, bool
 			go = d->d_name[0] == '.' && age > LEFTOVER_AGE_S;
 		else if (sessions && S_ISREG(st.st_mode) && ends_with(d->d_name, ".json"))
 			go = age > max_age_s;
+		else if (sessions && S_ISREG(st.st_mode) && ends_with(d->d_name, ".vault"))
+			go = age > max_age_s && vault_stale(dirfd(dp), d->d_name, max_age_s, now);
 		else
 			/* A lock goes only with its log: removing a lock someone holds
 			 * would let a second writer in. */
