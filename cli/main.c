@@ -23,6 +23,7 @@ static const struct command {
     {"workspace", cmd_workspace, "per-customer workspaces"},
     {"session", cmd_session, "session logs and checkpoints"},
     {"skill", cmd_skill, "per-customer skills"},
+    {"serve", cmd_serve, "mcpfs as an MCP server (stdio or HTTP)"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,239 @@
+/* mcpfs serve: mcpfs as an MCP server (serve/), over stdio or HTTP. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../serve/engine.h"
+#include "../serve/front_stdio.h"
+#include "../workspaces/workspace.h"
+#include "cli.h"
+
+#define SERVE_CATALOG_MAX_AGE_S (365.0 * 24 * 3600)
+#define SERVE_DRAIN_S 10.0
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mcpfs serve --stdio [--customer ID] [OPTIONS]\n\n"
+		"mcpfs as an MCP server: one execute_code tool over every configured server,\n"
+		"plus tools to find tools, keep files and skills; the tree as resources.\n\n"
+		"  --stdio           serve one MCP host on stdin/stdout (one JSON message a line)\n"
+		"  --customer ID     whose workspace, skills and servers (default: default)\n"
+		"  --max-runs N      runs at once (default: 2 per CPU)\n"
+		"  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
+		"  --memory MB       memory limit of each run (default 512)\n"
+		"  --max-timeout S   the longest timeout_s a run may ask for (default 300)\n"
+		"  --drain S         on SIGTERM, how long runs in flight may go on (default 10)\n\n"
+		"SIGTERM or SIGINT drains: no new run starts, runs in flight get --drain seconds,\n"
+		"then are cancelled; nothing is left behind.\n");
+}
+
+/* The signal that asked us to stop, written to a pipe the front polls. */
+static int stop_pipe[2] = {-1, -1};
+
+static void on_stop(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	if (write(stop_pipe[1], &c, 1) < 0) {
+		/* the pipe is full: a stop is already pending */
+	}
+	errno = saved;
+}
+
+/* Block the stop signals in every thread (executor/run.h: a run turns them
+ * into killing its jail, and a cancel is a SIGHUP to the run's thread); the
+ * main thread alone takes process-wide ones, through a handler, once every
+ * thread that starts runs exists with them blocked. */
+static void signals_block(sigset_t *stop)
+{
+	sigemptyset(stop);
+	sigaddset(stop, SIGINT);
+	sigaddset(stop, SIGTERM);
+	sigaddset(stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, stop, NULL);
+}
+
+static int signals_main(const sigset_t *stop)
+{
+	struct sigaction sa = {.sa_handler = on_stop};
+
+	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	pthread_sigmask(SIG_UNBLOCK, stop, NULL);
+	return 0;
+}
+
+struct stdio_job {
+	struct serve_engine *e;
+	const char *customer;
+	double drain_s;
+	struct err err;
+	int rc;
+	int done[2]; /* written when the front returns */
+};
+
+static void *stdio_thread(void *arg)
+{
+	struct stdio_job *j = arg;
+
+	j->rc = serve_stdio(j->e, j->customer, STDIN_FILENO, STDOUT_FILENO, stop_pipe[0],
+			    j->drain_s, &j->err);
+	if (write(j->done[1], "x", 1) < 0) {
+		/* the main thread then never wakes: cannot happen with a fresh pipe */
+	}
+	return NULL;
+}
+
+/* The catalog listener, until the engine exists. */
+struct changed_ctx {
+	struct serve_engine *e;
+};
+
+static void on_catalog_changed(void *ctx, const char *server, uint64_t generation)
+{
+	struct changed_ctx *c = ctx;
+
+	(void)server;
+	(void)generation;
+	if (c->e)
+		serve_engine_catalog_changed(c->e);
+}
+
+int cmd_serve(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"stdio", no_argument, NULL, 's'},
+	    {"customer", required_argument, NULL, 'c'},
+	    {"max-runs", required_argument, NULL, 'r'},
+	    {"max-queue", required_argument, NULL, 'q'},
+	    {"memory", required_argument, NULL, 'm'},
+	    {"max-timeout", required_argument, NULL, 't'},
+	    {"drain", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP")};
+	struct stdio_job job = {.customer = "default", .drain_s = SERVE_DRAIN_S,
+				.done = {-1, -1}};
+	struct changed_ctx changed = {0};
+	struct hub_opts ho = {0};
+	struct serve_engine *e = NULL;
+	struct err err = {0};
+	bool stdio = false;
+	int c, status = EXIT_USAGE;
+	struct pollfd p;
+	pthread_t th;
+	sigset_t stop;
+	double v;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			stdio = true;
+			break;
+		case 'c':
+			job.customer = optarg;
+			break;
+		case 'r':
+			if (cli_positive("serve", "--max-runs", optarg, 4096, &v) < 0)
+				return EXIT_USAGE;
+			so.max_running = (unsigned)v;
+			break;
+		case 'q':
+			if (cli_positive("serve", "--max-queue", optarg, 1 << 20, &v) < 0)
+				return EXIT_USAGE;
+			so.max_queued = (unsigned)v;
+			break;
+		case 'm':
+			if (cli_positive("serve", "--memory", optarg, 1 << 20, &v) < 0)
+				return EXIT_USAGE;
+			so.memory_mb = (unsigned)v;
+			break;
+		case 't':
+			if (cli_positive("serve", "--max-timeout", optarg, 24 * 3600, &v) < 0)
+				return EXIT_USAGE;
+			so.max_timeout_s = v;
+			break;
+		case 'd':
+			if (cli_positive("serve", "--drain", optarg, 24 * 3600, &job.drain_s) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc || !stdio) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!ws_id_valid(job.customer, "customer", &err))
+		return cli_fail(&err);
+	signals_block(&stop);
+	so.root = cli_root(cli);
+	so.cfg = so.root ? cli_config(cli) : NULL;
+	if (!so.cfg)
+		return EXIT_USAGE;
+	ho.state_dir = so.root;
+	ho.cache_max_age_s = SERVE_CATALOG_MAX_AGE_S;
+	ho.on_catalog_changed = on_catalog_changed;
+	ho.ctx = &changed;
+	so.hub = hub_new(so.cfg, &ho);
+	if (!so.hub) {
+		cli_error("out of memory");
+		return EXIT_FAILED;
+	}
+	e = serve_engine_new(&so, &err);
+	if (!e) {
+		hub_free(so.hub);
+		return cli_fail(&err);
+	}
+	changed.e = e;
+	job.e = e;
+	if (pipe2(job.done, O_CLOEXEC) < 0 || signals_main(&stop) < 0) {
+		cli_error("serve: pipe2: %s", strerror(errno));
+		status = EXIT_FAILED;
+		goto out;
+	}
+	/* The front's thread starts with the stop signals blocked (its mask
+	 * is the one in force before signals_main unblocked them here). */
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	if (pthread_create(&th, NULL, stdio_thread, &job)) {
+		cli_error("serve: pthread_create: %s", strerror(errno));
+		status = EXIT_FAILED;
+		goto out;
+	}
+	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+	p = (struct pollfd){.fd = job.done[0], .events = POLLIN};
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	pthread_join(th, NULL);
+	status = job.rc < 0 ? cli_fail(&job.err) : 0;
+out:
+	changed.e = NULL;
+	serve_engine_free(e);
+	hub_free(so.hub);
+	for (c = 0; c < 2; c++) {
+		if (job.done[c] >= 0)
+			close(job.done[c]);
+		if (stop_pipe[c] >= 0)
+			close(stop_pipe[c]);
+	}
+	return status;
+}
