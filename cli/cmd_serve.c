@@ -97,21 +97,6 @@ static void *stdio_thread(void *arg)
 	return NULL;
 }
 
-/* The catalog listener, until the engine exists. */
-struct changed_ctx {
-	struct serve_engine *e;
-};
-
-static void on_catalog_changed(void *ctx, const char *server, uint64_t generation)
-{
-	struct changed_ctx *c = ctx;
-
-	(void)server;
-	(void)generation;
-	if (c->e)
-		serve_engine_catalog_changed(c->e);
-}
-
 int cmd_serve(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -128,7 +113,6 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP")};
 	struct stdio_job job = {.customer = "default", .drain_s = SERVE_DRAIN_S,
 				.done = {-1, -1}};
-	struct changed_ctx changed = {0};
 	struct hub_opts ho = {0};
 	struct serve_engine *e = NULL;
 	struct err err = {0};
@@ -192,8 +176,6 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	ho.state_dir = so.root;
 	ho.cache_max_age_s = SERVE_CATALOG_MAX_AGE_S;
-	ho.on_catalog_changed = on_catalog_changed;
-	ho.ctx = &changed;
 	so.hub = hub_new(so.cfg, &ho);
 	if (!so.hub) {
 		cli_error("out of memory");
@@ -204,7 +186,6 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		hub_free(so.hub);
 		return cli_fail(&err);
 	}
-	changed.e = e;
 	job.e = e;
 	if (pipe2(job.done, O_CLOEXEC) < 0 || signals_main(&stop) < 0) {
 		cli_error("serve: pipe2: %s", strerror(errno));
@@ -226,7 +207,6 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	pthread_join(th, NULL);
 	status = job.rc < 0 ? cli_fail(&job.err) : 0;
 out:
-	changed.e = NULL;
 	serve_engine_free(e);
 	hub_free(so.hub);
 	for (c = 0; c < 2; c++) {

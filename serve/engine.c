@@ -29,6 +29,24 @@ struct ticker_msg {
 
 static void *ticker(void *arg);
 
+static void on_catalog_changed(void *ctx, const char *server, uint64_t generation)
+{
+	(void)server;
+	(void)generation;
+	serve_engine_catalog_changed(ctx);
+}
+
+/* Every tools/call of the hub, whoever made it: counted, and a run's calls
+ * become its progress. Runs on a reader thread at times: only short locks. */
+static int after_call(void *ctx, const struct hub_call *call, json_t **result, struct err *err)
+{
+	bool ok = *result && !json_is_true(json_object_get(*result, "isError"));
+
+	(void)err;
+	serve_engine_tool_called(ctx, call->opts->session, call->server, ok);
+	return 0;
+}
+
 struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *err)
 {
 	struct serve_engine *e = calloc(1, sizeof(*e));
@@ -67,6 +85,15 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 		return NULL;
 	}
 	e->ticking = true;
+	e->listener = hub_listen(o->hub, &(struct hub_listener){on_catalog_changed, e});
+	e->hook = hub_hook_add(o->hub, &(struct hub_hook){.order = HUB_ORDER_ACCOUNTING,
+							  .after = after_call, .ctx = e});
+	if (e->listener < 0 || e->hook < 0) {
+		err_set(err, EXIT_FAILED, "hub: %s",
+			strerror(-(e->listener < 0 ? e->listener : e->hook)));
+		serve_engine_free(e);
+		return NULL;
+	}
 	return e;
 }
 
@@ -74,6 +101,10 @@ void serve_engine_free(struct serve_engine *e)
 {
 	if (!e)
 		return;
+	if (e->hook > 0)
+		hub_hook_remove(e->o.hub, e->hook);
+	if (e->listener > 0)
+		hub_unlisten(e->o.hub, e->listener);
 	if (e->ticking) {
 		pthread_mutex_lock(&e->lock);
 		e->stopping = true;
