@@ -59,5 +59,6 @@ int cmd_workspace(struct cli *cli, int argc, char **argv);
 int cmd_session(struct cli *cli, int argc, char **argv);
 int cmd_skill(struct cli *cli, int argc, char **argv);
 int cmd_serve(struct cli *cli, int argc, char **argv);
+int cmd_token(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const struct command {
     {"session", cmd_session, "session logs and checkpoints"},
     {"skill", cmd_skill, "per-customer skills"},
     {"serve", cmd_serve, "mcpfs as an MCP server (stdio or HTTP)"},
+    {"token", cmd_token, "bearer tokens for serve --http"},
 };
 
 static void usage(FILE *f)
