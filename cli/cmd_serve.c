@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../serve/engine.h"
+#include "../serve/front_http.h"
 #include "../serve/front_stdio.h"
 #include "../workspaces/workspace.h"
 #include "cli.h"
@@ -22,11 +23,17 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mcpfs serve --stdio [--customer ID] [OPTIONS]\n\n"
+		"usage: mcpfs serve --stdio [--customer ID] [OPTIONS]\n"
+		"       mcpfs serve --http HOST:PORT [--customer ID] [OPTIONS]\n\n"
 		"mcpfs as an MCP server: one execute_code tool over every configured server,\n"
 		"plus tools to find tools, keep files and skills; the tree as resources.\n\n"
 		"  --stdio           serve one MCP host on stdin/stdout (one JSON message a line)\n"
-		"  --customer ID     whose workspace, skills and servers (default: default)\n"
+		"  --http HOST:PORT  serve Streamable HTTP at /mcp, /healthz and /metrics; prints\n"
+		"                    the URL (PORT 0 picks one); a bearer token decides the\n"
+		"                    customer ('mcpfs token create'); without any token only a\n"
+		"                    loopback HOST is allowed\n"
+		"  --customer ID     whose workspace, skills and servers (default: default);\n"
+		"                    over HTTP, only when no token exists\n"
 		"  --max-runs N      runs at once (default: 2 per CPU)\n"
 		"  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
 		"  --memory MB       memory limit of each run (default 512)\n"
@@ -63,17 +70,17 @@ static void signals_block(sigset_t *stop)
 	pthread_sigmask(SIG_BLOCK, stop, NULL);
 }
 
-static int signals_main(const sigset_t *stop)
+static void signals_main(void)
 {
 	struct sigaction sa = {.sa_handler = on_stop};
+	sigset_t stop;
 
-	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		return -errno;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	pthread_sigmask(SIG_UNBLOCK, stop, NULL);
-	return 0;
+	sigaction(SIGHUP, &sa, NULL);
+	signals_block(&stop);
+	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
 }
 
 struct stdio_job {
@@ -97,10 +104,37 @@ static void *stdio_thread(void *arg)
 	return NULL;
 }
 
+/* The HTTP front: its threads start with the stop signals blocked, then the
+ * main thread waits for a stop and drains. */
+static int serve_http(struct serve_engine *e, const char *listen, const char *root,
+		      const struct stdio_job *job)
+{
+	struct front_http_opts o = {.listen = listen, .root = root, .customer = job->customer};
+	struct front_http *h;
+	struct err err = {0};
+	struct pollfd p;
+	char url[128], sig;
+
+	h = front_http_start(e, &o, url, &err);
+	if (!h)
+		return cli_fail(&err);
+	printf("%s\n", url);
+	fflush(stdout);
+	signals_main();
+	p = (struct pollfd){.fd = stop_pipe[0], .events = POLLIN};
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	if (read(stop_pipe[0], &sig, 1) == 1)
+		fprintf(stderr, "mcpfs: serve: %s: draining\n", strsignal(sig));
+	front_http_stop(h, job->drain_s);
+	return 0;
+}
+
 int cmd_serve(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"stdio", no_argument, NULL, 's'},
+	    {"http", required_argument, NULL, 'H'},
 	    {"customer", required_argument, NULL, 'c'},
 	    {"max-runs", required_argument, NULL, 'r'},
 	    {"max-queue", required_argument, NULL, 'q'},
@@ -117,6 +151,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	struct serve_engine *e = NULL;
 	struct err err = {0};
 	bool stdio = false;
+	const char *http = NULL;
 	int c, status = EXIT_USAGE;
 	struct pollfd p;
 	pthread_t th;
@@ -127,6 +162,9 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		switch (c) {
 		case 's':
 			stdio = true;
+			break;
+		case 'H':
+			http = optarg;
 			break;
 		case 'c':
 			job.customer = optarg;
@@ -163,7 +201,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc || !stdio) {
+	if (optind != argc || stdio == !!http) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -187,20 +225,23 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		return cli_fail(&err);
 	}
 	job.e = e;
-	if (pipe2(job.done, O_CLOEXEC) < 0 || signals_main(&stop) < 0) {
+	/* The fronts' threads start with the stop signals blocked; only then
+	 * does the main thread take them (signals_main). */
+	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(job.done, O_CLOEXEC) < 0) {
 		cli_error("serve: pipe2: %s", strerror(errno));
 		status = EXIT_FAILED;
 		goto out;
 	}
-	/* The front's thread starts with the stop signals blocked (its mask
-	 * is the one in force before signals_main unblocked them here). */
-	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	if (http) {
+		status = serve_http(e, http, so.root, &job);
+		goto out;
+	}
 	if (pthread_create(&th, NULL, stdio_thread, &job)) {
 		cli_error("serve: pthread_create: %s", strerror(errno));
 		status = EXIT_FAILED;
 		goto out;
 	}
-	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+	signals_main();
 	p = (struct pollfd){.fd = job.done[0], .events = POLLIN};
 	while (poll(&p, 1, -1) < 0 && errno == EINTR)
 		;
