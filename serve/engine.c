@@ -233,27 +233,32 @@ static void progress_due(struct mcp_conn *c, double now, struct ticker_msg **out
 		calls = atomic_load(&call->tool_calls);
 		if (calls == call->tool_calls_sent && now - call->sent_s < HEARTBEAT_S)
 			continue;
-		if (*n == *cap) {
-			grown = realloc(*out, (*cap ? 2 * *cap : 8) * sizeof(**out));
-			if (!grown)
-				break;
-			*out = grown;
-			*cap = *cap ? 2 * *cap : 8;
-		}
-		call->tool_calls_sent = calls;
-		call->sent_s = now;
-		call->seq++;
-		snprintf(text, sizeof(text), "%u tool call%s, %.1f s", calls, calls == 1 ? "" : "s",
-			 now - call->started_s);
-		(*out)[*n].msg = json_pack("{s:s,s:s,s:{s:O,s:I,s:s}}", "jsonrpc", "2.0", "method",
-					   "notifications/progress", "params", "progressToken",
-					   call->token, "progress", (json_int_t)call->seq,
-					   "message", text);
-		(*out)[*n].id = json_deep_copy(call->id);
-		(*out)[*n].conn = c;
-		c->refs++;
-		(*n)++;
+		/* One notification per tool call, or a heartbeat when none came. */
+		do {
+			if (*n == *cap) {
+				grown = realloc(*out, (*cap ? 2 * *cap : 8) * sizeof(**out));
+				if (!grown)
+					goto out;
+				*out = grown;
+				*cap = *cap ? 2 * *cap : 8;
+			}
+			if (call->tool_calls_sent < calls)
+				call->tool_calls_sent++;
+			call->sent_s = now;
+			call->seq++;
+			snprintf(text, sizeof(text), "%u tool call%s, %.1f s", call->tool_calls_sent,
+				 call->tool_calls_sent == 1 ? "" : "s", now - call->started_s);
+			(*out)[*n].msg = json_pack(
+			    "{s:s,s:s,s:{s:O,s:I,s:s}}", "jsonrpc", "2.0", "method",
+			    "notifications/progress", "params", "progressToken", call->token,
+			    "progress", (json_int_t)call->seq, "message", text);
+			(*out)[*n].id = json_deep_copy(call->id);
+			(*out)[*n].conn = c;
+			c->refs++;
+			(*n)++;
+		} while (call->tool_calls_sent < calls);
 	}
+out:
 	pthread_mutex_unlock(&c->lock);
 }
 

@@ -219,14 +219,36 @@ bool mcp_call_run_begin(struct mcp_call *call)
 	return ok;
 }
 
+/* The progress of calls the ticker has not sent yet: sent now, before the
+ * result, so that a client sees one notification per tool call. */
 void mcp_call_run_end(struct mcp_call *call)
 {
 	struct mcp_conn *c = call->conn;
+	unsigned calls, from, seq, i;
+	double elapsed;
+	bool progress;
+	char text[128];
+	json_t *msg;
 
 	pthread_mutex_lock(&c->lock);
 	call->in_run = false;
+	progress = call->progress && !call->cancelled;
 	call->progress = false;
+	calls = atomic_load(&call->tool_calls);
+	from = call->tool_calls_sent;
+	seq = call->seq;
+	call->tool_calls_sent = calls;
+	call->seq += progress && calls > from ? calls - from : 0;
+	elapsed = clock_now_s() - call->started_s;
 	pthread_mutex_unlock(&c->lock);
+	for (i = from + 1; progress && i <= calls; i++) {
+		snprintf(text, sizeof(text), "%u tool call%s, %.1f s", i, i == 1 ? "" : "s", elapsed);
+		msg = json_pack("{s:s,s:s,s:{s:O,s:I,s:s}}", "jsonrpc", "2.0", "method",
+				"notifications/progress", "params", "progressToken", call->token,
+				"progress", (json_int_t)++seq, "message", text);
+		mcp_send(c, msg, call->id);
+		json_decref(msg);
+	}
 }
 
 void mcp_conn_close(struct mcp_conn *c)

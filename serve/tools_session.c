@@ -62,6 +62,15 @@ const struct serve_tool tools_session[] = {
 	    "code, times, tool calls and failed calls; the newest 100), the totals, and the "
 	    "checkpoint your code saved. Use it to pick up where you left off.",
 	.input_schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+	.output_schema =
+	    "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},"
+	    "\"customer\":{\"type\":\"string\"},\"task_count\":{\"type\":\"integer\"},"
+	    "\"tasks\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+	    "\"tool_calls\":{\"type\":\"integer\"},\"failed_calls\":{\"type\":\"integer\"},"
+	    "\"started_at\":{\"type\":[\"string\",\"null\"]},"
+	    "\"checkpoint\":{\"type\":[\"object\",\"null\"]}},"
+	    "\"required\":[\"session_id\",\"customer\",\"task_count\",\"tasks\","
+	    "\"tool_calls\",\"failed_calls\"]}",
 	.hints = TOOL_READ_ONLY,
 	.fn = get_session,
     },

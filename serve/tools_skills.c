@@ -211,6 +211,12 @@ const struct serve_tool tools_skills[] = {
 	.input_schema = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","
 			"\"maxLength\":64}},\"required\":[\"name\"],\"additionalProperties\":"
 			"false}",
+	.output_schema =
+	    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
+	    "\"description\":{\"type\":\"string\"},\"instructions\":{\"type\":\"string\"},"
+	    "\"files\":{\"type\":\"array\"},\"scope\":{\"type\":\"string\"},"
+	    "\"module\":{\"type\":\"string\"}},"
+	    "\"required\":[\"name\",\"description\",\"instructions\",\"scope\",\"module\"]}",
 	.hints = TOOL_READ_ONLY | TOOL_IDEMPOTENT,
 	.fn = load_skill,
     },
