@@ -81,6 +81,45 @@ static int lang_of(const char *name, const char *file, enum run_lang *out)
 	return 0;
 }
 
+struct stopper {
+	struct run *run;
+	const sigset_t *signals;
+};
+
+/* SIGINT, SIGTERM or SIGHUP cancel the run; SIGUSR1 (sent by exec_run
+ * when the run is over) ends the thread. */
+static void *stopper_main(void *arg)
+{
+	struct stopper *s = arg;
+	int sig = 0;
+
+	while (sigwait(s->signals, &sig) == 0 && sig != SIGUSR1)
+		run_cancel(s->run);
+	return NULL;
+}
+
+/* One run, cancelled by the stop signals (blocked in every thread). */
+static json_t *exec_run(const struct run_opts *ro, const sigset_t *signals, int *status,
+			struct err *e)
+{
+	struct stopper s = {run_new(ro, e), signals};
+	pthread_t thread;
+	json_t *res = NULL;
+	bool watching;
+
+	if (!s.run)
+		return NULL;
+	watching = pthread_create(&thread, NULL, stopper_main, &s) == 0;
+	if (run_start(s.run, e) == 0)
+		res = run_wait(s.run, status, e);
+	if (watching) {
+		pthread_kill(thread, SIGUSR1);
+		pthread_join(thread, NULL);
+	}
+	run_free(s.run);
+	return res;
+}
+
 int cmd_exec(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -166,12 +205,13 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	ro.code = code;
 	if (strcmp(argv[optind], "-"))
 		ro.stdin_fd = STDIN_FILENO;
-	/* Before any thread exists (run.h): a stop request kills the jail and
-	 * cleans up instead of ending mcpfs on the spot. */
+	/* Before any thread exists, so that none of them takes the stop
+	 * signals: the stopper thread turns them into run_cancel. */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	ro.root = cli_root(cli);
 	ro.cfg = ro.root ? cli_config(cli) : NULL;
@@ -181,7 +221,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ro.hub = hub;
-	res = run_exec(&ro, &status, &e);
+	res = exec_run(&ro, &stop, &status, &e);
 	if (res && ro.capture) {
 		json_dumpf(res, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);

@@ -33,18 +33,8 @@
 
 #include "../common/cancel.h"
 #include "../common/clock.h"
-#include "../servers/hub.h"
-#include "../workspaces/session.h"
+#include "bridge_i.h"
 
-/* Ceilings: connections at once, workers (one reading per connection plus
- * those making calls), requests waiting per connection, calls listed one by
- * one for the session log, tools summed one by one (jailed code picks the
- * names: past this, the rest are summed together). */
-#define BRIDGE_MAX_CONNS 256
-#define BRIDGE_MAX_WORKERS (BRIDGE_MAX_CONNS + 64)
-#define BRIDGE_MAX_PENDING_PER_CONN 1024
-#define BRIDGE_MAX_RECORDS 100000
-#define BRIDGE_MAX_TOOLS 1000
 #define BRIDGE_READ_CHUNK 65536
 /* The largest reply sent on from a server connection's reader thread. */
 #define BRIDGE_PASS_MAX 16384
@@ -59,99 +49,7 @@
  * with a call in flight). */
 #define WATCH_DISARMED EPOLLONESHOT
 
-enum {
-	RPC_PARSE = -32700,
-	RPC_INVALID = -32600,
-	RPC_NO_METHOD = -32601,
-	RPC_PARAMS = -32602,
-	RPC_FAILED = -32000,
-	RPC_TOO_LARGE = -32001,
-	RPC_BUSY = -32002
-};
-
-struct conn {
-	struct bridge *b;
-	int fd;
-	uint64_t id;	       /* names it to the watcher's epoll; never reused */
-	pthread_mutex_t wlock; /* serializes replies on fd */
-	/* The read side, used only by the worker holding it (handed from
-	 * worker to worker, never shared). */
-	char *in;
-	size_t cap, len;
-	double served_ms; /* when its last request was served, else 0 */
-	bool spin;	  /* the next request is expected soon: poll for it */
-	bool authed;
-	uint64_t tickets;  /* parks so far; protected by b->lock */
-	uint64_t parked;   /* the park's ticket while its reader serves, else 0; b->lock */
-	unsigned refs;	   /* the read side + call jobs; protected by b->lock */
-	unsigned pending;  /* call jobs queued or running; protected by b->lock */
-	struct conn *next; /* b->conns; protected by b->lock */
-};
-
-struct job {
-	struct conn *c; /* holds a reference */
-	json_t *req;	/* new; NULL: read requests from the connection */
-	struct job *next;
-};
-
-struct bridge {
-	struct hub *hub;
-	char *path, *token, *customer, *workspace, *session;
-	const struct ws *ws;
-	double call_timeout_s, deadline_s;
-	struct cancel cancel; /* fired by bridge_stop: calls in flight give up */
-	size_t max_result;
-	int lfd;
-	int epfd; /* the watcher's: the listening socket, stop_pipe, parked connections */
-	int stop_pipe[2];
-	pthread_t acceptor;
-	bool stopped;	      /* bridge_stop ran; only the owner's thread touches it */
-	atomic_bool spinning; /* a reader is polling (spin_for_request) */
-
-	pthread_mutex_t lock; /* everything below */
-	pthread_cond_t work;  /* a job was queued, or stopping */
-	pthread_cond_t idle;  /* a job finished or a connection ended */
-	struct job *head, *tail;
-	unsigned nworkers, nidle, nqueued, njobs_running;
-	pthread_t workers[BRIDGE_MAX_WORKERS];
-	struct conn *conns;
-	unsigned nconns;
-	uint64_t next_id;
-	bool stopping;
-	json_t *records; /* new array: the first max_records calls */
-	size_t max_records;
-	json_t *by_tool; /* new array: every call, summed per (server, tool) */
-	json_t *by_name; /* new object: server -> tool -> its by_tool entry */
-	size_t ncalls;
-};
-
-/* A request being served: where its reply goes. */
-struct request {
-	struct conn *c;
-	json_t *id;	 /* borrowed; NULL for a notification */
-	uint64_t ticket; /* the park of the read side its worker holds, else 0 */
-	bool kept;	 /* pass_result gave that read side back to the worker */
-	bool replied;	 /* the reply already went out (pass_result) */
-};
-
-struct method {
-	const char *name;
-	/* Returns a new result (json null allowed), or NULL with *code and @err. */
-	json_t *(*run)(struct bridge *b, struct request *rq, json_t *params, int *code,
-		       struct err *err);
-};
-
-/* A string member without an embedded NUL (which C would silently cut), or NULL. */
-static const char *plain_string(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-	const char *s = json_string_value(v);
-
-	return s && strlen(s) == json_string_length(v) ? s : NULL;
-}
-
 static int conn_try_send(struct conn *c, json_t *msg);
-static int reply_result(struct conn *c, json_t *id, json_t *res);
 static uint64_t park(struct conn *c);
 static bool unpark(struct conn *c, uint64_t ticket);
 
@@ -162,7 +60,7 @@ static bool unpark(struct conn *c, uint64_t ticket);
  * first: the code's next request, which can come before the worker is awake,
  * then waits for that worker instead of waking the watcher and another
  * worker (two wake-ups more). */
-static void pass_result(void *ctx, json_t *result)
+void bridge_pass_result(void *ctx, json_t *result)
 {
 	struct request *rq = ctx;
 	json_t *r = json_pack("{s:s,s:O,s:O}", "jsonrpc", "2.0", "id", rq->id, "result", result);
@@ -178,137 +76,6 @@ static void pass_result(void *ctx, json_t *result)
 	rq->ticket = rq->replied ? 0 : park(rq->c);
 	rq->kept = rq->ticket == 0;
 }
-
-/* The summary entry of @server/@tool, made on first use; past
- * BRIDGE_MAX_TOOLS, the one of "*" / "*". NULL when out of memory. Called
- * with b->lock held. */
-static json_t *tool_entry(struct bridge *b, const char *server, const char *tool)
-{
-	json_t *tools = json_object_get(b->by_name, server), *t;
-
-	t = json_object_get(tools, tool);
-	if (t)
-		return t;
-	if (json_array_size(b->by_tool) >= BRIDGE_MAX_TOOLS &&
-	    (strcmp(server, "*") || strcmp(tool, "*")))
-		return tool_entry(b, "*", "*");
-	if (!tools) {
-		tools = json_object();
-		if (json_object_set_new(b->by_name, server, tools) < 0)
-			return NULL;
-	}
-	t = json_pack("{s:s,s:s,s:I,s:I,s:f}", "server", server, "tool", tool, "calls",
-		      (json_int_t)0, "failed", (json_int_t)0, "duration_ms", 0.0);
-	if (json_array_append_new(b->by_tool, t) < 0 || json_object_set(tools, tool, t) < 0)
-		return NULL;
-	return t;
-}
-
-/* Count one call in the per-tool summary. Called with b->lock held. */
-static void sum_call(struct bridge *b, const char *server, const char *tool, bool ok, double ms)
-{
-	json_t *t = tool_entry(b, server, tool), *v;
-
-	if (!t)
-		return;
-	v = json_object_get(t, "calls");
-	json_integer_set(v, json_integer_value(v) + 1);
-	v = json_object_get(t, "failed");
-	json_integer_set(v, json_integer_value(v) + !ok);
-	v = json_object_get(t, "duration_ms");
-	json_real_set(v, json_real_value(v) + ms);
-}
-
-static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params, int *code,
-			    struct err *err)
-{
-	const char *server = plain_string(params, "server");
-	const char *tool = plain_string(params, "name");
-	json_t *args = json_object_get(params, "arguments");
-	struct hub_call_opts o = {0};
-	json_t *res, *rec;
-	double t0, ms;
-	int sent;
-	bool ok;
-
-	if (!server || !tool || (args && !json_is_object(args) && !json_is_null(args))) {
-		*code = RPC_PARAMS;
-		err_set(err, EXIT_USAGE,
-			"tools/call needs string server and name, object arguments");
-		return NULL;
-	}
-	o.timeout_s = b->call_timeout_s;
-	o.deadline_s = b->deadline_s;
-	o.hooks.cancel = &b->cancel;
-	o.customer = b->customer;
-	o.workspace = b->workspace;
-	o.session = b->session;
-	o.origin = "bridge";
-	if (rq->id) {
-		o.hooks.result = pass_result;
-		o.hooks.result_ctx = rq;
-	}
-	t0 = clock_now_ms();
-	res = hub_call(b->hub, server, tool, json_is_object(args) ? args : NULL, &o, err);
-	ms = clock_now_ms() - t0;
-	ok = res && !json_is_true(json_object_get(res, "isError"));
-	/* Not passed on by pass_result: reply here, so that a result over the
-	 * cap, which the code gets as an error, is recorded as one. */
-	if (res && rq->id && !rq->replied) {
-		sent = reply_result(rq->c, rq->id, res);
-		rq->replied = sent != -ENOMEM;
-		ok = ok && sent != -E2BIG;
-	}
-	*code = RPC_FAILED;
-	rec = json_pack("{s:s,s:s,s:f,s:b}", "server", server, "tool", tool, "duration_ms", ms,
-			"ok", ok);
-	pthread_mutex_lock(&b->lock);
-	b->ncalls++;
-	if (rec && json_array_size(b->records) < b->max_records)
-		json_array_append(b->records, rec);
-	sum_call(b, server, tool, ok, ms);
-	pthread_mutex_unlock(&b->lock);
-	json_decref(rec);
-	return res;
-}
-
-static json_t *m_checkpoint_set(struct bridge *b, struct request *rq, json_t *params, int *code,
-				struct err *err)
-{
-	(void)rq;
-	*code = RPC_FAILED;
-	if (!b->ws || !b->session) {
-		err_set(err, EXIT_USAGE, "checkpoints need a customer workspace and a session");
-		return NULL;
-	}
-	if (!json_is_object(params)) {
-		*code = RPC_PARAMS;
-		err_set(err, EXIT_USAGE, "checkpoint/set needs an object");
-		return NULL;
-	}
-	if (session_checkpoint_set(b->ws, b->session, params, err) < 0)
-		return NULL;
-	return json_object();
-}
-
-static json_t *m_checkpoint_get(struct bridge *b, struct request *rq, json_t *params, int *code,
-				struct err *err)
-{
-	(void)rq;
-	(void)params;
-	*code = RPC_FAILED;
-	if (!b->ws || !b->session) {
-		err_set(err, EXIT_USAGE, "checkpoints need a customer workspace and a session");
-		return NULL;
-	}
-	return session_checkpoint_get(b->ws, b->session, err);
-}
-
-static const struct method methods[] = {
-    {"tools/call", m_tools_call},
-    {"checkpoint/set", m_checkpoint_set},
-    {"checkpoint/get", m_checkpoint_get},
-};
 
 /* Write one reply line (@msg borrowed); replies past the cap become an error
  * for the same id. Returns 0, -E2BIG when that error went out instead, or
@@ -400,7 +167,7 @@ static int conn_try_send(struct conn *c, json_t *msg)
 }
 
 /* Send @res (borrowed) as the result for @id. Returns as conn_send. */
-static int reply_result(struct conn *c, json_t *id, json_t *res)
+int bridge_reply_result(struct conn *c, json_t *id, json_t *res)
 {
 	json_t *r = json_pack("{s:s,s:O,s:O}", "jsonrpc", "2.0", "id", id, "result", res);
 	int rc = r ? conn_send(c, r) : -ENOMEM;
@@ -428,25 +195,22 @@ static bool handle(struct conn *c, json_t *req, uint64_t *ticket)
 	json_t *id = json_object_get(req, "id");
 	json_t *params = json_object_get(req, "params");
 	struct request rq = {.c = c, .id = id, .ticket = ticket ? *ticket : 0};
+	const struct bridge_method *m = bridge_method_find(name);
 	struct err e = {0};
 	json_t *res = NULL;
 	int code = RPC_NO_METHOD;
-	size_t i;
 
-	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (name && !strcmp(name, methods[i].name))
-			break;
-	if (i == sizeof(methods) / sizeof(methods[0]))
+	if (!m)
 		err_set(&e, EXIT_USAGE, "unknown method '%s'", name ? name : "(none)");
 	else
-		res = methods[i].run(c->b, &rq, params ? params : json_null(), &code, &e);
+		res = m->run(c->b, &rq, params ? params : json_null(), &code, &e);
 	if (!id || rq.replied)
 		goto out; /* a notification: nobody waits for an answer; or answered */
 	if (!res) {
 		reply_error(c, id, code, e.text[0] ? e.text : "failed");
 		goto out;
 	}
-	if (reply_result(c, id, res) == -ENOMEM)
+	if (bridge_reply_result(c, id, res) == -ENOMEM)
 		reply_error(c, id, RPC_FAILED, "out of memory");
 out:
 	json_decref(res);
@@ -978,27 +742,28 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
 	}
+	/* Everything bridge_free looks at is valid from here on, so that every
+	 * failure below is one call to it. */
 	b->lfd = b->epfd = b->stop_pipe[0] = b->stop_pipe[1] = -1;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->work, NULL);
+	pthread_cond_init(&b->idle, NULL);
+	cancel_init(&b->cancel);
+	fail = bridge_account_init(&b->account, o->max_records) < 0;
 	b->next_id = WATCH_STOP + 1;
 	b->hub = o->hub;
 	b->ws = o->ws;
 	b->call_timeout_s = o->call_timeout_s;
 	b->deadline_s = o->deadline_s;
-	cancel_init(&b->cancel);
+	b->on_call = o->on_call;
+	b->on_call_ctx = o->on_call_ctx;
 	b->max_result = o->max_result ? o->max_result : MCPFS_BRIDGE_MAX_LINE;
 	b->path = dup_or_null(path, &fail);
 	b->token = dup_or_null(o->token ? o->token : "", &fail);
 	b->customer = dup_or_null(o->customer, &fail);
 	b->workspace = dup_or_null(o->workspace, &fail);
 	b->session = dup_or_null(o->session, &fail);
-	b->records = json_array();
-	b->max_records = o->max_records ? o->max_records : BRIDGE_MAX_RECORDS;
-	b->by_tool = json_array();
-	b->by_name = json_object();
-	pthread_mutex_init(&b->lock, NULL);
-	pthread_cond_init(&b->work, NULL);
-	pthread_cond_init(&b->idle, NULL);
-	if (fail || !b->records || !b->by_tool || !b->by_name) {
+	if (fail) {
 		err_set(err, EXIT_FAILED, "out of memory");
 		goto out_free;
 	}
@@ -1015,69 +780,32 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 		goto out_free;
 	if (watch_new(b) < 0) {
 		err_set(err, EXIT_FAILED, "epoll: %s", strerror(errno));
-		unlink(path);
 		goto out_free;
 	}
 	if (pthread_create(&b->acceptor, NULL, acceptor_main, b)) {
 		err_set(err, EXIT_FAILED, "pthread_create(bridge acceptor) failed");
-		unlink(path);
 		goto out_free;
 	}
+	b->acceptor_started = true;
 	return b;
 out_free:
-	if (b->epfd >= 0)
-		close(b->epfd);
-	if (b->lfd >= 0)
-		close(b->lfd);
-	if (b->stop_pipe[0] >= 0) {
-		close(b->stop_pipe[0]);
-		close(b->stop_pipe[1]);
-	}
-	json_decref(b->records);
-	json_decref(b->by_tool);
-	json_decref(b->by_name);
-	free(b->path);
-	free(b->token);
-	free(b->customer);
-	free(b->workspace);
-	free(b->session);
-	pthread_mutex_destroy(&b->lock);
-	pthread_cond_destroy(&b->work);
-	pthread_cond_destroy(&b->idle);
-	cancel_destroy(&b->cancel);
-	free(b);
+	bridge_free(b);
 	return NULL;
 }
 
 size_t bridge_ncalls(struct bridge *b)
 {
-	size_t n;
-
-	pthread_mutex_lock(&b->lock);
-	n = b->ncalls;
-	pthread_mutex_unlock(&b->lock);
-	return n;
-}
-
-/* A copy of @a, one of the arrays b->lock guards. */
-static json_t *copy_locked(struct bridge *b, json_t *a)
-{
-	json_t *copy;
-
-	pthread_mutex_lock(&b->lock);
-	copy = json_deep_copy(a);
-	pthread_mutex_unlock(&b->lock);
-	return copy;
+	return bridge_account_ncalls(&b->account);
 }
 
 json_t *bridge_calls(struct bridge *b)
 {
-	return copy_locked(b, b->records);
+	return bridge_account_calls(&b->account);
 }
 
 json_t *bridge_calls_by_tool(struct bridge *b)
 {
-	return copy_locked(b, b->by_tool);
+	return bridge_account_by_tool(&b->account);
 }
 
 void bridge_stop(struct bridge *b)
@@ -1087,13 +815,18 @@ void bridge_stop(struct bridge *b)
 	if (b->stopped)
 		return;
 	b->stopped = true;
-	if (write(b->stop_pipe[1], "x", 1) < 0) {
-		/* the acceptor also ends when the listening socket shuts down */
-		shutdown(b->lfd, SHUT_RDWR);
+	if (b->acceptor_started) {
+		if (write(b->stop_pipe[1], "x", 1) < 0) {
+			/* the acceptor also ends when the listening socket shuts down */
+			shutdown(b->lfd, SHUT_RDWR);
+		}
+		pthread_join(b->acceptor, NULL);
 	}
-	pthread_join(b->acceptor, NULL);
-	close(b->lfd);
-	unlink(b->path);
+	if (b->lfd >= 0) {
+		close(b->lfd);
+		b->lfd = -1;
+		unlink(b->path);
+	}
 	cancel_fire(&b->cancel);
 	pthread_mutex_lock(&b->lock);
 	/* End every connection: blocked reads return, read jobs end, calls
@@ -1114,17 +847,21 @@ void bridge_stop(struct bridge *b)
 		pthread_join(b->workers[i], NULL);
 }
 
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 void bridge_free(struct bridge *b)
 {
 	if (!b)
 		return;
 	bridge_stop(b);
-	close(b->epfd);
-	close(b->stop_pipe[0]);
-	close(b->stop_pipe[1]);
-	json_decref(b->records);
-	json_decref(b->by_tool);
-	json_decref(b->by_name);
+	close_fd(b->epfd);
+	close_fd(b->stop_pipe[0]);
+	close_fd(b->stop_pipe[1]);
+	bridge_account_free(&b->account);
 	free(b->path);
 	free(b->token);
 	free(b->customer);

@@ -20,6 +20,7 @@
 #define MCPFS_BRIDGE_MAX_LINE (16u << 20)
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../common/err.h"
@@ -28,17 +29,23 @@ struct hub;
 struct ws;
 struct bridge;
 
+/* Told of every tools/call the bridge answered, from the thread that served
+ * it: the MCP names, whether it succeeded, how long it took. Must not block. */
+typedef void (*bridge_call_fn)(void *ctx, const char *server, const char *tool, bool ok, double ms);
+
 struct bridge_opts {
-	struct hub *hub;       /* borrowed; outlives the bridge */
-	const char *token;     /* copied; the secret every connection must present first */
-	const char *customer;  /* copied; hub_call_opts.customer, NULL: none */
-	const char *workspace; /* copied; hub_call_opts.workspace, NULL: none */
-	const struct ws *ws;   /* borrowed; checkpoints go to its session log; NULL: refused */
-	const char *session;   /* copied; the session the checkpoints belong to */
-	double call_timeout_s; /* per tools/call; <= 0: the server's configured timeout */
-	double deadline_s;     /* clock_now_s() by which every call ends; 0: none */
-	size_t max_result;     /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
-	size_t max_records;    /* calls bridge_calls lists; 0: 100,000 */
+	struct hub *hub;	/* borrowed; outlives the bridge */
+	const char *token;	/* copied; the secret every connection must present first */
+	const char *customer;	/* copied; hub_call_opts.customer, NULL: none */
+	const char *workspace;	/* copied; hub_call_opts.workspace, NULL: none */
+	const struct ws *ws;	/* borrowed; checkpoints go to its session log; NULL: refused */
+	const char *session;	/* copied; the session the checkpoints belong to */
+	double call_timeout_s;	/* per tools/call; <= 0: the server's configured timeout */
+	double deadline_s;	/* clock_now_s() by which every call ends; 0: none */
+	size_t max_result;	/* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
+	size_t max_records;	/* calls bridge_calls lists; 0: 100,000 */
+	bridge_call_fn on_call; /* NULL: none */
+	void *on_call_ctx;
 };
 
 /* Listen on @path (a stale socket there is replaced; mode 0600) and serve in

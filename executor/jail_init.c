@@ -63,6 +63,12 @@ pid_t jail_init_start(struct jail *j, char *why, size_t n)
 	 * for nobody to read: not dumpable, and the environment wiped. */
 	close(j->err_pipe[1]);
 	close(j->sync_sock[0]);
+	/* Every other descriptor too: in a process that runs many jails at
+	 * once, the copy holds whatever other threads had open when it was
+	 * made (a lock file, another run's bridge, a server's pipes), and
+	 * would keep them for the whole run. */
+	syscall(SYS_close_range, 0u, (unsigned)j->status_pipe[1] - 1, 0u);
+	syscall(SYS_close_range, (unsigned)j->status_pipe[1] + 1, ~0u, 0u);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	for (e = environ; e && *e; e++)
 		memset(*e, 0, strlen(*e));

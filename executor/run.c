@@ -11,9 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "../common/buf.h"
@@ -45,7 +46,10 @@ struct capture {
 };
 
 struct run {
-	const struct run_opts *o;
+	const struct run_opts *o; /* borrowed until run_free */
+	int cancel_fd;		  /* eventfd: run_cancel writes, supervise reads */
+	atomic_bool cancelled;
+	bool started, waited;
 	struct ws ws;
 	char id[64];
 	char session[WS_ID_MAX + 1];
@@ -58,7 +62,7 @@ struct run {
 	struct jail *jail;
 	struct capture out, errs;
 	bool timed_out;
-	int stopped_by; /* the signal that told mcpfs to stop the run, or 0 */
+	bool interrupted; /* run_cancel stopped it */
 	struct jail_exit ex;
 	double t0, duration_ms;
 	char started_at[96], ended_at[96];
@@ -154,23 +158,16 @@ static void capture_read(struct capture *c)
 }
 
 /* Wait for the jail to end, reading captured output, killing it all at the
- * deadline or when mcpfs is told to stop (SIGINT, SIGTERM, SIGHUP, which the
- * caller blocked: see run.h). */
+ * deadline or when run_cancel is called. */
 static void supervise(struct run *r, double timeout_ms)
 {
 	struct pollfd p[4];
 	struct capture *caps[3] = {NULL, &r->out, &r->errs};
-	struct signalfd_siginfo si;
 	bool alive = true;
+	uint64_t n64;
 	double left;
-	sigset_t stop;
-	int n, i, sfd;
+	int n, i;
 
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 	while (alive || r->out.fd >= 0 || r->errs.fd >= 0) {
 		p[0].fd = alive ? jail_pidfd(r->jail) : -1;
 		p[0].events = POLLIN;
@@ -178,7 +175,7 @@ static void supervise(struct run *r, double timeout_ms)
 			p[i].fd = caps[i]->fd;
 			p[i].events = POLLIN;
 		}
-		p[3].fd = alive ? sfd : -1;
+		p[3].fd = alive && !r->interrupted ? r->cancel_fd : -1;
 		p[3].events = POLLIN;
 		left = r->t0 + timeout_ms - clock_now_ms();
 		if (alive && left <= 0 && !r->timed_out) {
@@ -192,16 +189,14 @@ static void supervise(struct run *r, double timeout_ms)
 			continue;
 		if (p[0].revents)
 			alive = false;
-		if (p[3].revents && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			r->stopped_by = (int)si.ssi_signo;
+		if (p[3].revents && read(r->cancel_fd, &n64, sizeof(n64)) == sizeof(n64)) {
+			r->interrupted = true;
 			jail_kill(r->jail);
 		}
 		for (i = 1; i < 3; i++)
 			if (p[i].revents)
 				capture_read(caps[i]);
 	}
-	if (sfd >= 0)
-		close(sfd);
 }
 
 static int run_dir_make(struct run *r, struct err *err)
@@ -238,6 +233,8 @@ static int bridge_start(struct run *r, double timeout_s, struct err *err)
 	bo.ws = &r->ws;
 	bo.session = r->session;
 	bo.deadline_s = clock_now_s() + timeout_s;
+	bo.on_call = r->o->on_tool_call;
+	bo.on_call_ctx = r->o->on_tool_call_ctx;
 	r->bridge = bridge_new(r->sock, &bo, err);
 	if (!r->bridge)
 		return -1;
@@ -340,7 +337,7 @@ static json_t *result_new(struct run *r)
 		json_array_append_new(limits, json_string("file_size"));
 	if (r->out.truncated || r->errs.truncated)
 		json_array_append_new(limits, json_string("output"));
-	if (r->stopped_by)
+	if (r->interrupted)
 		json_array_append_new(limits, json_string("interrupted"));
 	res =
 	    json_pack("{s:i,s:i,s:b,s:o,s:o,s:{s:b,s:b},s:f,s:I,s:o,s:s,s:s,s:s}", "exit_code",
@@ -395,75 +392,73 @@ static int workspace_ready(struct run *r, struct err *err)
 	return 0;
 }
 
-static void run_cleanup(struct run *r)
+struct run *run_new(const struct run_opts *o, struct err *err)
 {
-	jail_free(r->jail);
-	bridge_free(r->bridge); /* removes the socket */
-	if (r->dir[0])
-		rmdir(r->dir);
-	if (r->out.fd >= 0)
-		close(r->out.fd);
-	if (r->errs.fd >= 0)
-		close(r->errs.fd);
-	buf_free(&r->out.b);
-	buf_free(&r->errs.b);
-	json_decref(r->calls);
-	json_decref(r->by_tool);
+	struct run *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		err_set(err, EXIT_FAILED, "out of memory");
+		return NULL;
+	}
+	r->o = o;
+	r->out.fd = r->errs.fd = -1;
+	buf_init(&r->out.b, RUN_OUTPUT_MAX);
+	buf_init(&r->errs.b, RUN_OUTPUT_MAX);
+	r->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->cancel_fd < 0) {
+		err_set(err, EXIT_FAILED, "eventfd: %s", strerror(errno));
+		run_free(r);
+		return NULL;
+	}
+	return r;
 }
 
-json_t *run_exec(const struct run_opts *o, int *status, struct err *err)
+void run_cancel(struct run *r)
 {
-	struct run r = {.o = o, .out = {.fd = -1}, .errs = {.fd = -1}};
-	int po[2] = {-1, -1}, pe[2] = {-1, -1};
-	json_t *res = NULL;
+	uint64_t one = 1;
+
+	atomic_store(&r->cancelled, true);
+	if (write(r->cancel_fd, &one, sizeof(one)) < 0) {
+		/* the counter is already set: a cancel is pending */
+	}
+}
+
+int run_start(struct run *r, struct err *err)
+{
+	const struct run_opts *o = r->o;
+	int po[2] = {-1, -1}, pe[2] = {-1, -1}, rc = -1;
 	double timeout = o->timeout_s > 0 ? o->timeout_s : RUN_DEFAULT_TIMEOUT_S;
 
-	buf_init(&r.out.b, RUN_OUTPUT_MAX);
-	buf_init(&r.errs.b, RUN_OUTPUT_MAX);
-	if (run_id_new(r.id, sizeof(r.id)) < 0) {
-		err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
-		goto out;
-	}
-	snprintf(r.session, sizeof(r.session), "%s", o->session ? o->session : r.id);
-	if (workspace_ready(&r, err) < 0 ||
-	    run_tree_dir(o->root, o->cfg, o->hub, r.tree, sizeof(r.tree), err) < 0)
-		goto out;
-	snprintf(r.tree_servers, sizeof(r.tree_servers), "%s/servers", r.tree);
-	if (run_dir_make(&r, err) < 0 || bridge_start(&r, timeout, err) < 0)
-		goto out;
+	if (r->started)
+		return err_set(err, EXIT_USAGE, "run: started twice");
+	r->started = true;
+	if (run_id_new(r->id, sizeof(r->id)) < 0)
+		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
+	snprintf(r->session, sizeof(r->session), "%s", o->session ? o->session : r->id);
+	if (workspace_ready(r, err) < 0 ||
+	    run_tree_dir(o->root, o->cfg, o->hub, r->tree, sizeof(r->tree), err) < 0)
+		return -1;
+	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
+	if (run_dir_make(r, err) < 0 || bridge_start(r, timeout, err) < 0)
+		return -1;
 	if (o->capture && (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)) {
 		err_set(err, EXIT_FAILED, "pipe2: %s", strerror(errno));
 		goto out;
 	}
-	if (jail_up(&r, o->capture ? po[1] : STDOUT_FILENO, o->capture ? pe[1] : STDERR_FILENO,
+	/* A run cancelled while it was set up never starts its code. */
+	if (atomic_load(&r->cancelled)) {
+		err_set(err, EXIT_FAILED, "run cancelled before its code started");
+		goto out;
+	}
+	if (jail_up(r, o->capture ? po[1] : STDOUT_FILENO, o->capture ? pe[1] : STDERR_FILENO,
 		    err) < 0)
 		goto out;
 	if (o->capture) {
-		close(po[1]);
-		close(pe[1]);
-		po[1] = pe[1] = -1;
-		r.out.fd = po[0];
-		r.errs.fd = pe[0];
+		r->out.fd = po[0];
+		r->errs.fd = pe[0];
 		po[0] = pe[0] = -1;
 	}
-	supervise(&r, timeout * 1e3);
-	jail_wait(r.jail, &r.ex);
-	r.duration_ms = clock_now_ms() - r.t0;
-	iso_now(r.ended_at, sizeof(r.ended_at));
-	jail_free(r.jail);
-	r.jail = NULL;
-	bridge_stop(r.bridge); /* after the jail: every call it made is answered */
-	r.ncalls = bridge_ncalls(r.bridge);
-	r.calls = bridge_calls(r.bridge);
-	r.by_tool = bridge_calls_by_tool(r.bridge);
-	res = result_new(&r);
-	if (!res) {
-		err_set(err, EXIT_FAILED, "out of memory");
-		goto out;
-	}
-	*status = r.ex.signal ? 128 + r.ex.signal : r.ex.exit_code;
-	if (o->record)
-		record(&r, res);
+	rc = 0;
 out:
 	if (po[0] >= 0)
 		close(po[0]);
@@ -473,6 +468,69 @@ out:
 		close(pe[0]);
 	if (pe[1] >= 0)
 		close(pe[1]);
-	run_cleanup(&r);
+	return rc;
+}
+
+json_t *run_wait(struct run *r, int *status, struct err *err)
+{
+	const struct run_opts *o = r->o;
+	double timeout = o->timeout_s > 0 ? o->timeout_s : RUN_DEFAULT_TIMEOUT_S;
+	json_t *res;
+
+	if (!r->jail || r->waited) {
+		err_set(err, EXIT_USAGE, "run: nothing to wait for");
+		return NULL;
+	}
+	r->waited = true;
+	supervise(r, timeout * 1e3);
+	jail_wait(r->jail, &r->ex);
+	r->duration_ms = clock_now_ms() - r->t0;
+	iso_now(r->ended_at, sizeof(r->ended_at));
+	jail_free(r->jail);
+	r->jail = NULL;
+	bridge_stop(r->bridge); /* after the jail: every call it made is answered */
+	r->ncalls = bridge_ncalls(r->bridge);
+	r->calls = bridge_calls(r->bridge);
+	r->by_tool = bridge_calls_by_tool(r->bridge);
+	res = result_new(r);
+	if (!res) {
+		err_set(err, EXIT_FAILED, "out of memory");
+		return NULL;
+	}
+	*status = r->ex.signal ? 128 + r->ex.signal : r->ex.exit_code;
+	if (o->record)
+		record(r, res);
+	return res;
+}
+
+void run_free(struct run *r)
+{
+	if (!r)
+		return;
+	jail_free(r->jail);	/* a run never waited for: killed and reaped */
+	bridge_free(r->bridge); /* removes the socket */
+	if (r->dir[0])
+		rmdir(r->dir);
+	if (r->out.fd >= 0)
+		close(r->out.fd);
+	if (r->errs.fd >= 0)
+		close(r->errs.fd);
+	if (r->cancel_fd >= 0)
+		close(r->cancel_fd);
+	buf_free(&r->out.b);
+	buf_free(&r->errs.b);
+	json_decref(r->calls);
+	json_decref(r->by_tool);
+	free(r);
+}
+
+json_t *run_exec(const struct run_opts *o, int *status, struct err *err)
+{
+	struct run *r = run_new(o, err);
+	json_t *res = NULL;
+
+	if (r && run_start(r, err) == 0)
+		res = run_wait(r, status, err);
+	run_free(r);
 	return res;
 }

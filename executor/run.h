@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "../common/err.h"
+#include "bridge.h"
 
 struct hub;
 struct config;
@@ -37,17 +38,51 @@ struct run_opts {
 	bool capture;		   /* capture stdout/stderr into the result (else pass through) */
 	int stdin_fd;		   /* without capture: the code's stdin; -1: /dev/null */
 	const char *cgroup_parent; /* jail_spec.cgroup_parent ($MCPFS_CGROUP); NULL: none */
+	/* Told of each tool call the code made, as it is answered (progress);
+	 * from a bridge thread, must not block. NULL: none. */
+	bridge_call_fn on_tool_call;
+	void *on_tool_call_ctx;
 };
 
-/* Run the code. Returns a new result object (exit_code, signal, timed_out,
- * stdout, stderr, truncated, duration_ms, tool_calls, limits, session_id,
- * customer, run_id) and sets *status to the exit status mcpfs should return: the
- * code's (128+signal when killed). NULL with @err when the jail could not be
- * set up: the code never ran.
+/* A run: one execution, an object with a cancel handle, so that one process
+ * holds many at once (serve, tests), each from any thread.
  *
- * The caller blocks SIGINT, SIGTERM and SIGHUP in every thread (before it
- * starts any): the run turns them into killing the jail and returns as
- * usual, with "interrupted" in limits, so nothing is left behind. */
+ *   r = run_new(&opts, err);     the handle; run_cancel works from now on
+ *   run_start(r, err);           workspace, tree, bridge, jail: the code runs
+ *   res = run_wait(r, &st, err); supervise to the end, result and record
+ *   run_free(r);                 whatever state it is in
+ *
+ * @o and everything it points to are borrowed until run_free. Nothing of a
+ * run is process-wide: no signal handling, no signalfd (a caller that wants
+ * SIGINT to stop its run calls run_cancel, as `mcpfs exec` does). */
+struct run;
+
+/* NULL with @err when out of memory or descriptors. */
+struct run *run_new(const struct run_opts *o, struct err *err);
+
+/* Set up and start the code. Returns 0, or -1 with @err: the code never
+ * ran (also when run_cancel came first). At most once. */
+int run_start(struct run *r, struct err *err);
+
+/* Stop the run: the jail and everything in it is killed, and run_wait
+ * returns as usual with "interrupted" in limits. From any thread, at any
+ * time between run_new and run_free; async-signal-safe (one write). */
+void run_cancel(struct run *r);
+
+/* Wait for the end of a started run (in the calling thread: it reads the
+ * captured output and enforces the timeout). Returns a new result object
+ * (exit_code, signal, timed_out, stdout, stderr, truncated, duration_ms,
+ * tool_calls, limits, session_id, customer, run_id) and sets *status to the
+ * exit status mcpfs should return: the code's (128+signal when killed).
+ * Appends the task to the session log when opts.record. NULL with @err. */
+json_t *run_wait(struct run *r, int *status, struct err *err);
+
+/* Kill what is left (a run never waited for), remove its socket and folder,
+ * free. Accepts NULL. */
+void run_free(struct run *r);
+
+/* run_new, run_start, run_wait and run_free in one, for a caller that never
+ * cancels. NULL with @err when the code never ran. */
 json_t *run_exec(const struct run_opts *o, int *status, struct err *err);
 
 /* A new collision-free id for a run or session: UTC time plus 64 random bits,

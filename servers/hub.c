@@ -944,4 +944,3 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 		*err = hc.err;
 	return hc.result;
 }
-

@@ -5,9 +5,12 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
+
+import pytest
 
 from conftest_executor import (JAIL_HOST_UID, exec_config, go_file, go_waiter,  # noqa: F401
                                host_unchanged, jail_pids_of, run_code)
@@ -352,3 +355,33 @@ def test_unused_trees_swept(mcpfs, host_unchanged):  # noqa: F811
     assert not half.exists()
     assert held.exists() and recent.exists() and notes.exists()
     assert len([d for d in trees.iterdir() if d.is_dir()]) == 3, list(trees.iterdir())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_stop_signal_cancels_the_run(mcpfs, host_unchanged, sig):  # noqa: F811
+    # `mcpfs exec` is one caller of the run API: a stop signal cancels its
+    # run (the jail is killed), and mcpfs still reports and cleans up.
+    exec_config(mcpfs)
+    started = mcpfs.root / "workspaces" / "default" / "workspace" / "started"
+    prog = mcpfs.tmp / "sleeper.py"
+    prog.write_text("import pathlib, time\npathlib.Path('started').touch()\ntime.sleep(600)\n")
+    proc = subprocess.Popen(mcpfs.cmd("exec", "--json", "--timeout", "300", prog),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=mcpfs.env)
+    try:
+        deadline = time.monotonic() + 120
+        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert started.exists(), proc.communicate(timeout=60)
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    res = json.loads(out)
+    assert res["limits"] == ["interrupted"] and res["signal"] == 9, (res, err)
+    assert proc.returncode == 128 + 9
+    # Not the 300 s timeout: the cancel acted (generous for a loaded host).
+    assert time.monotonic() - t0 < 60

@@ -81,8 +81,8 @@ static int after(void *ctx, const struct hub_call *call, json_t **result, struct
 		return 0;
 	}
 	if (p->append) {
-		text = json_object_get(json_array_get(json_object_get(*result, "content"), 0),
-				       "text");
+		text =
+		    json_object_get(json_array_get(json_object_get(*result, "content"), 0), "text");
 		snprintf(buf, sizeof(buf), "%s%s", json_string_value(text), p->append);
 		json_string_set(text, buf);
 	}
@@ -123,8 +123,8 @@ static void test_chain(struct hub *h)
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	char trace[256] = "";
 	struct probe outer = {.name = 'A', .trace = trace, .lock = &lock, .append = "+A"};
-	struct probe inner = {.name = 'P', .trace = trace, .lock = &lock, .append = "+P",
-			      .rewrite_arg = "rewritten"};
+	struct probe inner = {
+	    .name = 'P', .trace = trace, .lock = &lock, .append = "+P", .rewrite_arg = "rewritten"};
 	struct hub_call_opts o = {0};
 	struct heard hd = {0};
 	struct err e = {0};
@@ -266,8 +266,8 @@ static void test_listeners(void)
 	for (i = 0; i < 100; i += 2)
 		hub_ext_unlisten(x, handles[i]);
 	hub_ext_notify(x, "srv", 8);
-	CHECK(c[0].n == 1 && c[1].n == 2, "an unlistened listener is not told: %d %d",
-	      (int)c[0].n, (int)c[1].n);
+	CHECK(c[0].n == 1 && c[1].n == 2, "an unlistened listener is not told: %d %d", (int)c[0].n,
+	      (int)c[1].n);
 	for (i = 1; i < 100; i += 2)
 		hub_ext_unlisten(x, handles[i]);
 	hub_ext_free(x);

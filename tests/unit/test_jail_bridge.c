@@ -299,6 +299,21 @@ static void test_summary_counts_every_call(const char *path)
 	bridge_free(b);
 }
 
+/* A bridge that cannot be made fails with one line and frees what it made
+ * (ASan's leak check holds the error paths to that). */
+static void test_new_fails_cleanly(void)
+{
+	struct bridge_opts o = {.token = "tok"};
+	struct err e = {0};
+
+	CHECK(!bridge_new("/nonexistent-mcpfs-dir/b.sock", &o, &e) && strstr(e.text, "bind"),
+	      "a socket in a missing folder: %s", e.text);
+	o.token = "";
+	CHECK(!bridge_new("/tmp/never-made.sock", &o, &e) && strstr(e.text, "empty token") &&
+		  access("/tmp/never-made.sock", F_OK) < 0,
+	      "an empty token: %s", e.text);
+}
+
 int main(void)
 {
 	struct bridge_opts o = {.token = "tok", .max_result = 100000};
@@ -331,6 +346,7 @@ int main(void)
 	json_decref(calls);
 	bridge_free(b);
 	test_summary_counts_every_call(path);
+	test_new_fails_cleanly();
 	rmdir(sock_path);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -1,0 +1,113 @@
+/* The bridge's methods (the protocol is in bridge.h): one function each,
+ * found through one table. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "../common/clock.h"
+#include "../servers/hub.h"
+#include "../workspaces/session.h"
+#include "bridge_i.h"
+
+const char *bridge_plain_string(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	const char *s = json_string_value(v);
+
+	return s && strlen(s) == json_string_length(v) ? s : NULL;
+}
+
+static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params, int *code,
+			    struct err *err)
+{
+	const char *server = bridge_plain_string(params, "server");
+	const char *tool = bridge_plain_string(params, "name");
+	json_t *args = json_object_get(params, "arguments");
+	struct hub_call_opts o = {0};
+	json_t *res;
+	double t0, ms;
+	int sent;
+	bool ok;
+
+	if (!server || !tool || (args && !json_is_object(args) && !json_is_null(args))) {
+		*code = RPC_PARAMS;
+		err_set(err, EXIT_USAGE,
+			"tools/call needs string server and name, object arguments");
+		return NULL;
+	}
+	o.timeout_s = b->call_timeout_s;
+	o.deadline_s = b->deadline_s;
+	o.hooks.cancel = &b->cancel;
+	o.customer = b->customer;
+	o.workspace = b->workspace;
+	o.session = b->session;
+	o.origin = "bridge";
+	if (rq->id) {
+		o.hooks.result = bridge_pass_result;
+		o.hooks.result_ctx = rq;
+	}
+	t0 = clock_now_ms();
+	res = hub_call(b->hub, server, tool, json_is_object(args) ? args : NULL, &o, err);
+	ms = clock_now_ms() - t0;
+	ok = res && !json_is_true(json_object_get(res, "isError"));
+	/* Not passed on by pass_result: reply here, so that a result over the
+	 * cap, which the code gets as an error, is recorded as one. */
+	if (res && rq->id && !rq->replied) {
+		sent = bridge_reply_result(rq->c, rq->id, res);
+		rq->replied = sent != -ENOMEM;
+		ok = ok && sent != -E2BIG;
+	}
+	*code = RPC_FAILED;
+	bridge_account_add(&b->account, server, tool, ok, ms);
+	if (b->on_call)
+		b->on_call(b->on_call_ctx, server, tool, ok, ms);
+	return res;
+}
+
+static json_t *m_checkpoint_set(struct bridge *b, struct request *rq, json_t *params, int *code,
+				struct err *err)
+{
+	(void)rq;
+	*code = RPC_FAILED;
+	if (!b->ws || !b->session) {
+		err_set(err, EXIT_USAGE, "checkpoints need a customer workspace and a session");
+		return NULL;
+	}
+	if (!json_is_object(params)) {
+		*code = RPC_PARAMS;
+		err_set(err, EXIT_USAGE, "checkpoint/set needs an object");
+		return NULL;
+	}
+	if (session_checkpoint_set(b->ws, b->session, params, err) < 0)
+		return NULL;
+	return json_object();
+}
+
+static json_t *m_checkpoint_get(struct bridge *b, struct request *rq, json_t *params, int *code,
+				struct err *err)
+{
+	(void)rq;
+	(void)params;
+	*code = RPC_FAILED;
+	if (!b->ws || !b->session) {
+		err_set(err, EXIT_USAGE, "checkpoints need a customer workspace and a session");
+		return NULL;
+	}
+	return session_checkpoint_get(b->ws, b->session, err);
+}
+
+static const struct bridge_method methods[] = {
+    {"tools/call", m_tools_call},
+    {"checkpoint/set", m_checkpoint_set},
+    {"checkpoint/get", m_checkpoint_get},
+};
+
+const struct bridge_method *bridge_method_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (!strcmp(name, methods[i].name))
+			return &methods[i];
+	return NULL;
+}
