@@ -67,6 +67,7 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 	if (!e->o.output_cap)
 		e->o.output_cap = DEFAULT_OUTPUT_CAP;
 	pthread_mutex_init(&e->lock, NULL);
+	pthread_mutex_init(&e->ws_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&e->tick, &ca);
@@ -117,6 +118,7 @@ void serve_engine_free(struct serve_engine *e)
 	metrics_free(e->metrics);
 	free(e->conns);
 	pthread_cond_destroy(&e->tick);
+	pthread_mutex_destroy(&e->ws_lock);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
 }
@@ -208,7 +210,7 @@ void serve_engine_tool_called(struct serve_engine *e, const char *session, const
 			continue;
 		pthread_mutex_lock(&c->lock);
 		for (call = c->calls; call; call = call->next)
-			if (call->in_run)
+			if (call->run)
 				atomic_fetch_add(&call->tool_calls, 1);
 		pthread_mutex_unlock(&c->lock);
 	}

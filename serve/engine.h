@@ -42,7 +42,8 @@ struct serve_engine {
 	pthread_cond_t tick; /* wakes the progress ticker */
 	pthread_t ticker;
 	bool ticking, stopping;
-	int listener; /* hub_listen handle, or 0 */
+	pthread_mutex_t ws_lock; /* serializes workspace provisioning */
+	int listener;		 /* hub_listen handle, or 0 */
 	int hook;     /* hub_hook_add handle, or 0 */
 };
 

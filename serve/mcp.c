@@ -3,7 +3,6 @@
 #include "mcp.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "../common/buf.h"
 #include "../common/clock.h"
+#include "../executor/run.h"
 #include "../workspaces/session.h"
 #include "catalog.h"
 #include "engine.h"
@@ -198,11 +198,11 @@ static void call_cancel_locked(struct mcp_call *call)
 		return;
 	call->cancelled = true;
 	cancel_fire(&call->cancel);
-	if (call->in_run)
-		pthread_kill(call->thread, SIGHUP);
+	if (call->run)
+		run_cancel(call->run);
 }
 
-bool mcp_call_run_begin(struct mcp_call *call)
+bool mcp_call_run_begin(struct mcp_call *call, struct run *run)
 {
 	struct mcp_conn *c = call->conn;
 	bool ok;
@@ -210,13 +210,22 @@ bool mcp_call_run_begin(struct mcp_call *call)
 	pthread_mutex_lock(&c->lock);
 	ok = !call->cancelled;
 	if (ok) {
-		call->thread = pthread_self();
-		call->in_run = true;
+		call->run = run;
 		call->started_s = call->sent_s = clock_now_s();
 		call->progress = call->token != NULL;
 	}
 	pthread_mutex_unlock(&c->lock);
 	return ok;
+}
+
+bool mcp_call_cancelled(struct mcp_call *call)
+{
+	bool cancelled;
+
+	pthread_mutex_lock(&call->conn->lock);
+	cancelled = call->cancelled;
+	pthread_mutex_unlock(&call->conn->lock);
+	return cancelled;
 }
 
 /* The progress of calls the ticker has not sent yet: sent now, before the
@@ -231,7 +240,7 @@ void mcp_call_run_end(struct mcp_call *call)
 	json_t *msg;
 
 	pthread_mutex_lock(&c->lock);
-	call->in_run = false;
+	call->run = NULL;
 	progress = call->progress && !call->cancelled;
 	call->progress = false;
 	calls = atomic_load(&call->tool_calls);
@@ -479,9 +488,7 @@ static void *call_thread(void *arg)
 
 	failed = call->tool->fn(&t, call->args, &out, &err) < 0;
 	res = tool_result(call->tool, &out, &err, failed);
-	pthread_mutex_lock(&c->lock);
-	cancelled = call->cancelled;
-	pthread_mutex_unlock(&c->lock);
+	cancelled = mcp_call_cancelled(call);
 	/* After notifications/cancelled the client expects no answer. */
 	if (!cancelled) {
 		if (res)

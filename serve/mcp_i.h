@@ -18,9 +18,8 @@ struct mcp_call {
 	json_t *token;	       /* owned copy of _meta.progressToken, or NULL */
 	const struct serve_tool *tool;
 	json_t *args;	      /* owned */
-	pthread_t thread;     /* valid while in_run */
 	struct cancel cancel; /* fired by notifications/cancelled and close */
-	bool in_run;	      /* protected by conn->lock: the thread is in a run */
+	struct run *run;      /* protected by conn->lock: the run going, or NULL */
 	bool cancelled;	      /* protected by conn->lock */
 	/* Progress, read by the engine's ticker under conn->lock. */
 	bool progress;		  /* a run is going and the client asked for progress */
@@ -51,10 +50,15 @@ void mcp_send(struct mcp_conn *c, json_t *msg, const json_t *rel);
 void mcp_conn_ref(struct mcp_conn *c);
 void mcp_conn_unref(struct mcp_conn *c);
 
-/* A run of @call begins: from now on a cancel stops it (SIGHUP to the
- * calling thread, which executor/run.c turns into killing the jail).
- * Returns false, starting nothing, when the call was already cancelled. */
-bool mcp_call_run_begin(struct mcp_call *call);
+struct run;
+
+/* @run (borrowed until mcp_call_run_end) belongs to @call: from now on a
+ * cancel stops it (run_cancel). Returns false when the call was already
+ * cancelled: the caller frees the run without starting it. */
+bool mcp_call_run_begin(struct mcp_call *call, struct run *run);
+/* The run is over (its result taken): it no longer belongs to the call. */
 void mcp_call_run_end(struct mcp_call *call);
+/* The client cancelled the call. */
+bool mcp_call_cancelled(struct mcp_call *call);
 
 #endif

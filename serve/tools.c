@@ -166,5 +166,13 @@ int serve_tool_check(const struct serve_tool *t, json_t *args, struct err *err)
 
 int tool_ws(struct tool_ctx *t, struct ws *ws, struct err *err)
 {
-	return ws_open(t->e->o.root, t->customer, true, ws, err);
+	int rc;
+
+	/* Two threads provisioning one customer's folders at once can trip
+	 * over each other's temp files (their names hold only the pid): one at
+	 * a time. Once provisioned, ws_open writes nothing. */
+	pthread_mutex_lock(&t->e->ws_lock);
+	rc = ws_open(t->e->o.root, t->customer, true, ws, err);
+	pthread_mutex_unlock(&t->e->ws_lock);
+	return rc;
 }

@@ -172,6 +172,8 @@ static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 	    .stdin_fd = -1,
 	    .cgroup_parent = e->o.cgroup_parent,
 	};
+	struct run *run;
+	struct ws ws;
 	json_t *res;
 	int status, rc;
 
@@ -192,19 +194,24 @@ static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 				   ? "the server is shutting down; run it again elsewhere"
 				   : "out of memory");
 	}
-	if (!mcp_call_run_begin(t->call)) {
+	/* Provisioned before the run opens the workspace itself (tool_ws). */
+	run = tool_ws(t, &ws, err) < 0 ? NULL : run_new(&ro, err);
+	if (!run || !mcp_call_run_begin(t->call, run)) {
+		run_free(run);
 		sched_release(e->sched, t->customer);
-		metrics_run(e->metrics, METRICS_RUN_CANCELLED, 0);
-		return err_set(err, EXIT_FAILED, "cancelled before it started");
+		metrics_run(e->metrics, run ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR, 0);
+		return run ? err_set(err, EXIT_FAILED, "cancelled before it started") : -1;
 	}
-	res = run_exec(&ro, &status, err);
+	res = run_start(run, err) < 0 ? NULL : run_wait(run, &status, err);
 	mcp_call_run_end(t->call);
+	run_free(run);
 	sched_release(e->sched, t->customer);
 	if (!res) {
-		metrics_run(e->metrics, METRICS_RUN_ERROR, 0);
+		metrics_run(e->metrics, mcp_call_cancelled(t->call) ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR,
+			    0);
 		return -1;
 	}
-	metrics_run(e->metrics, outcome_of(res, t->call->cancelled),
+	metrics_run(e->metrics, outcome_of(res, mcp_call_cancelled(t->call)),
 		    json_number_value(json_object_get(res, "duration_ms")) / 1e3);
 	rc = shape(t, res, out, err);
 	json_decref(res);
