@@ -16,4 +16,5 @@ run sh bench/client_catalog.sh
 run sh bench/codegen_render.sh
 run sh bench/mount_10k.sh
 run /usr/bin/python3 bench/exec_bench.py build
+run /usr/bin/python3 bench/serve_bench.py build
 exit $status
