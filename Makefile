@@ -23,7 +23,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP \
 # libcurl is dlopen'ed on first use (servers/curl_lib.c): its headers only.
 # libseccomp runs at build time only: it turns the jail's policy into BPF.
 LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl libseccomp,$(PKGS)) 2>/dev/null) \
-       -ldl -lpthread
+       -ldl -lpthread -lm
 SECCOMP_LIBS = $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null)
 
 ifeq ($(SANITIZER),1)
@@ -34,7 +34,7 @@ else
 BUILD ?= build
 endif
 
-PARTS = common servers codegen tree fusefs executor workspaces skills serve cli
+PARTS = common servers codegen search tree fusefs executor workspaces skills serve cli
 SRC = $(foreach d,$(PARTS),$(wildcard $(d)/*.c))
 OBJ = $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/templates_embed.o $(BUILD)/gen/default_config.o \
       $(BUILD)/gen/executor_embed.o $(BUILD)/gen/seccomp_filter.o

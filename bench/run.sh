@@ -14,6 +14,7 @@ run() {
 run sh bench/client_echo.sh
 run sh bench/client_catalog.sh
 run sh bench/codegen_render.sh
+run sh bench/search.sh
 run sh bench/mount_10k.sh
 run /usr/bin/python3 bench/exec_bench.py build
 run /usr/bin/python3 bench/serve_bench.py build

@@ -50,6 +50,7 @@ struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s);
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_servers(struct cli *cli, int argc, char **argv);
 int cmd_tools(struct cli *cli, int argc, char **argv);
+int cmd_search(struct cli *cli, int argc, char **argv);
 int cmd_call(struct cli *cli, int argc, char **argv);
 int cmd_generate(struct cli *cli, int argc, char **argv);
 int cmd_mount(struct cli *cli, int argc, char **argv);

@@ -9,6 +9,7 @@
 #include "../executor/bridge.h"
 #include "../executor/run.h"
 #include "../workspaces/workspace.h"
+#include "../search/search.h"
 #include "cli.h"
 
 static void usage(FILE *f)
@@ -43,6 +44,8 @@ int cmd_bridge(struct cli *cli, int argc, char **argv)
 	const char *session = NULL, *root;
 	char tokbuf[64], sidbuf[64];
 	struct bridge_opts bo = {0};
+	struct search_hub *sh = NULL;
+	struct search_source src;
 	struct ws ws;
 	struct err e = {0};
 	struct bridge *b;
@@ -117,8 +120,14 @@ int cmd_bridge(struct cli *cli, int argc, char **argv)
 	bo.workspace = ws.workspace;
 	bo.ws = &ws;
 	bo.session = session;
+	sh = search_hub_new(hub);
+	if (sh) {
+		src = search_hub_source(sh);
+		bo.search = &src;
+	}
 	b = bridge_new(sock, &bo, &e);
 	if (!b) {
+		search_hub_free(sh);
 		hub_free(hub);
 		return cli_fail(&e);
 	}
@@ -126,6 +135,7 @@ int cmd_bridge(struct cli *cli, int argc, char **argv)
 	fflush(stdout);
 	sigwait(&set, &sig);
 	bridge_free(b);
+	search_hub_free(sh);
 	hub_free(hub);
 	return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "../common/buf.h"
 #include "../common/fsx.h"
+#include "../search/search.h"
 #include "../executor/run.h"
 #include "../workspaces/workspace.h"
 #include "cli.h"
@@ -141,6 +142,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	int c, status = EXIT_FAILED, rc;
 	json_t *res;
 	struct hub *hub;
+	struct search_hub *sh = NULL;
+	struct search_source src;
 	sigset_t stop;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -221,6 +224,11 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ro.hub = hub;
+	sh = search_hub_new(hub);
+	if (sh) {
+		src = search_hub_source(sh);
+		ro.search = &src;
+	}
 	res = exec_run(&ro, &stop, &status, &e);
 	if (res && ro.capture) {
 		json_dumpf(res, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
@@ -230,6 +238,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	if (!res)
 		status = cli_fail(&e);
 	json_decref(res);
+	search_hub_free(sh);
 	hub_free(hub);
 	free(code);
 	return status;

@@ -15,6 +15,7 @@ static const struct command {
 } commands[] = {
     {"servers", cmd_servers, "configured servers, state, tool counts"},
     {"tools", cmd_tools, "tools of every server, or of one"},
+    {"search", cmd_search, "find the tools that fit a task"},
     {"call", cmd_call, "call one tool"},
     {"generate", cmd_generate, "write the tree of importable code files"},
     {"mount", cmd_mount, "mount the tree with FUSE"},

@@ -79,4 +79,13 @@ int cg_server_render(const struct cg_server *s, const char *name, struct buf *ou
 /* The tool's identifier → its original MCP name, or NULL. Borrowed. */
 const char *cg_server_tool_name(const struct cg_server *s, const char *ident);
 
+/* What a caller needs to use one tool from Python, without the file: a new
+ * object {"import": "from servers.<server> import <tool>", "signature":
+ * "def <tool>(...) -> ...: ...", "args": [{"name" (the MCP name), "type",
+ * "required", "description"}]}, the same names and types as the tool's .py
+ * file. @tools is the server's whole catalog (identifiers depend on the
+ * set), @tool one of its elements; both borrowed. NULL when out of memory
+ * or @tool is not in @tools with a name. */
+json_t *cg_tool_py_api(const struct cg_root *r, size_t server_index, json_t *tools, json_t *tool);
+
 #endif

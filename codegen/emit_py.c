@@ -587,3 +587,111 @@ out_free:
 	buf_free(&summary);
 	return rc;
 }
+
+/* The tool's identifier among the named tools of @tools; new, or NULL. */
+static char *tool_ident(json_t *tools, json_t *tool)
+{
+	size_t total = json_array_size(tools), i, n = 0, at = 0;
+	const char **names = calloc(total ? total : 1, sizeof(*names));
+	char **idents = calloc(total ? total : 1, sizeof(*idents));
+	char *out = NULL;
+	json_t *v;
+
+	if (!names || !idents)
+		goto out_free;
+	json_array_foreach(tools, i, v)
+	{
+		if (!json_is_string(json_object_get(v, "name")))
+			continue;
+		if (v == tool)
+			at = n;
+		names[n++] = json_string_value(json_object_get(v, "name"));
+	}
+	if (n && !cg_idents_assign(names, n, "tool", idents)) {
+		out = idents[at];
+		idents[at] = NULL;
+		for (i = 0; i < n; i++)
+			free(idents[i]);
+	}
+out_free:
+	free(names);
+	free(idents);
+	return out;
+}
+
+/* The arguments as {"name", "type", "required", "description"}. */
+static json_t *py_args(const struct cg_tool_types *tt)
+{
+	const struct cg_type *obj = tt->input_obj;
+	json_t *arr = json_array(), *a;
+	struct buf ty;
+	size_t i;
+
+	if (!arr || !obj)
+		return arr;
+	buf_init(&ty, CG_PIECE_MAX);
+	for (i = 0; i < obj->nprops; i++) {
+		const struct cg_prop *p = &obj->props[i];
+
+		buf_reset(&ty);
+		if (py_type(&ty, p->type))
+			goto out_fail;
+		a = json_pack("{s:s,s:s,s:b,s:s%}", "name", p->key, "type", ty.data ? ty.data : "",
+			      "required", p->required, "description",
+			      p->description ? p->description : "", p->description_len);
+		if (json_array_append_new(arr, a))
+			goto out_fail;
+	}
+	buf_free(&ty);
+	return arr;
+out_fail:
+	buf_free(&ty);
+	json_decref(arr);
+	return NULL;
+}
+
+json_t *cg_tool_py_api(const struct cg_root *r, size_t server_index, json_t *tools, json_t *tool)
+{
+	struct cg_tool_in in = {0};
+	struct cg_tool_types tt;
+	struct py_parts pp;
+	json_t *out = NULL, *args = NULL;
+	char *ident = tool_ident(tools, tool);
+	int rc;
+
+	buf_init(&pp.params, CG_PIECE_MAX);
+	buf_init(&pp.body, CG_PIECE_MAX);
+	buf_init(&pp.doc, CG_PIECE_MAX);
+	buf_init(&pp.types, CG_PIECE_MAX);
+	buf_init(&pp.ret, CG_PIECE_MAX);
+	if (!ident || server_index >= cg_root_nservers(r)) {
+		free(ident);
+		return NULL;
+	}
+	in.server_name = cg_root_server_name(r, server_index);
+	in.server_ident = cg_root_server_ident(r, server_index);
+	in.name = json_string_value(json_object_get(tool, "name"));
+	in.ident = ident;
+	in.tool = tool;
+	in.t = cg_templates_embedded();
+	rc = cg_tool_types_build(&in, &tt);
+	if (!rc)
+		rc = py_params(&pp, &tt);
+	if (!rc)
+		rc = tt.output ? py_type(&pp.ret, tt.output) : buf_puts(&pp.ret, "_t.Any");
+	if (!rc)
+		args = py_args(&tt);
+	if (args)
+		out = json_pack("{s:s+++,s:s++++++,s:o}", "import", "from servers.",
+				in.server_ident, " import ", ident, "signature", "def ", ident, "(",
+				pp.params.data ? pp.params.data : "", ") -> ",
+				pp.ret.data ? pp.ret.data : "", ": ...", "args", args);
+	cg_tool_types_free(&tt);
+	buf_free(&pp.params);
+	buf_free(&pp.body);
+	buf_free(&pp.doc);
+	buf_free(&pp.types);
+	buf_free(&pp.ret);
+	free(ident);
+	return out;
+}

@@ -757,6 +757,7 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 	b->deadline_s = o->deadline_s;
 	b->on_call = o->on_call;
 	b->on_call_ctx = o->on_call_ctx;
+	b->search = o->search;
 	b->max_result = o->max_result ? o->max_result : MCPFS_BRIDGE_MAX_LINE;
 	b->path = dup_or_null(path, &fail);
 	b->token = dup_or_null(o->token ? o->token : "", &fail);

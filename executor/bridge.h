@@ -7,6 +7,9 @@
  * answered {"result":{}} or an error, after which the server closes. Then:
  *   tools/call       {"server": <configured name>, "name": <MCP tool name>,
  *                     "arguments": {...}}  -> the MCP CallToolResult
+ *   tools/search     {"query": s, "detail": "name"|"summary"|"full",
+ *                     "limit": n, "regex": bool} -> {"results": [...],
+ *                     "hint"?} as search_query (search/search.h)
  *   checkpoint/set   {"step": n, "last_task": s, "context": {...}} -> {}
  *   checkpoint/get   {} -> the checkpoint object, or null
  * Several requests may be in flight on one connection; replies carry their
@@ -26,6 +29,7 @@
 #include "../common/err.h"
 
 struct hub;
+struct search_source;
 struct ws;
 struct bridge;
 
@@ -46,6 +50,8 @@ struct bridge_opts {
 	size_t max_records;	/* calls bridge_calls lists; 0: 100,000 */
 	bridge_call_fn on_call; /* NULL: none */
 	void *on_call_ctx;
+	/* borrowed; answers tools/search; NULL: refused */
+	const struct search_source *search;
 };
 
 /* Listen on @path (a stale socket there is replaced; mode 0600) and serve in

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "../search/search.h"
 #include "../servers/hub.h"
 #include "../workspaces/session.h"
 #include "bridge_i.h"
@@ -96,8 +97,37 @@ static json_t *m_checkpoint_get(struct bridge *b, struct request *rq, json_t *pa
 	return session_checkpoint_get(b->ws, b->session, err);
 }
 
+static json_t *m_tools_search(struct bridge *b, struct request *rq, json_t *params, int *code,
+			      struct err *err)
+{
+	struct search_opts o = {.detail = SEARCH_DETAIL_SUMMARY};
+	const char *query = bridge_plain_string(params, "query");
+	const char *detail = bridge_plain_string(params, "detail");
+	json_t *limit = json_object_get(params, "limit");
+
+	(void)rq;
+	*code = RPC_PARAMS;
+	if (!query || (detail && search_detail_parse(detail, &o.detail)) ||
+	    (limit && (!json_is_integer(limit) || json_integer_value(limit) < 1 ||
+		       json_integer_value(limit) > SEARCH_LIMIT_MAX))) {
+		err_set(err, EXIT_USAGE,
+			"tools/search needs a string query, detail name|summary|full, limit 1-%d",
+			SEARCH_LIMIT_MAX);
+		return NULL;
+	}
+	o.limit = limit ? (size_t)json_integer_value(limit) : 0;
+	o.regex = json_is_true(json_object_get(params, "regex"));
+	*code = RPC_FAILED;
+	if (!b->search) {
+		err_set(err, EXIT_USAGE, "tool search is not offered here");
+		return NULL;
+	}
+	return b->search->query(b->search->ctx, query, &o, err);
+}
+
 static const struct bridge_method methods[] = {
     {"tools/call", m_tools_call},
+    {"tools/search", m_tools_search},
     {"checkpoint/set", m_checkpoint_set},
     {"checkpoint/get", m_checkpoint_get},
 };

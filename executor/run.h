@@ -12,6 +12,7 @@
 #include "bridge.h"
 
 struct hub;
+struct search_source;
 struct config;
 
 /* The longest wall-clock limit a run may ask for. */
@@ -42,6 +43,8 @@ struct run_opts {
 	 * from a bridge thread, must not block. NULL: none. */
 	bridge_call_fn on_tool_call;
 	void *on_tool_call_ctx;
+	/* borrowed; answers the bridge's tools/search; NULL: refused */
+	const struct search_source *search;
 };
 
 /* A run: one execution, an object with a cancel handle, so that one process

@@ -4,7 +4,8 @@ Standard library only. The bridge is a unix socket whose path is in
 $MCPFS_BRIDGE (set inside `mcpfs exec`; on your own machine start
 `mcpfs bridge --socket PATH` and export MCPFS_BRIDGE=PATH). The protocol is
 newline-delimited JSON-RPC 2.0: an "auth" request with $MCPFS_BRIDGE_TOKEN
-first, then "tools/call", "checkpoint/set" and "checkpoint/get".
+first, then "tools/call", "tools/search", "checkpoint/set" and
+"checkpoint/get".
 
 Each thread gets its own connection, and so does a forked child process
 (multiprocessing), so calls from several threads or processes run at the
@@ -23,6 +24,7 @@ __all__ = [
     "McpToolError",
     "call_tool",
     "get_checkpoint",
+    "search_tools",
     "set_checkpoint",
 ]
 
@@ -159,6 +161,30 @@ def call_tool(server: str, name: str, arguments: dict[str, _t.Any] | None = None
         content = [c for c in result.get("content") or [] if isinstance(c, dict)]
         raise McpToolError(server, name, content)
     return _simplify(result)
+
+
+def search_tools(query: str, detail: _t.Literal["name", "summary", "full"] = "summary",
+                 limit: int = 5, regex: bool = False) -> list[dict[str, _t.Any]]:
+    """The tools that fit `query` (words saying what you want done), best first.
+
+    Each result has "server" and "tool" (the MCP names), "name"
+    ("server.tool") and "score"; detail "summary" adds "title" and
+    "summary", "full" adds "description", "import" (the line that imports
+    the tool), "signature" and "args". An empty list means no tool fits:
+    try other words. With regex=True, `query` is a regular expression
+    matched against names, titles and descriptions.
+    """
+    result: _t.Any = _request("tools/search", {"query": query, "detail": detail,
+                                               "limit": limit, "regex": regex})
+    found: _t.Any = result.get("results") if isinstance(result, dict) else None
+    if not isinstance(found, list):
+        raise McpBridgeError("tools/search: the reply has no results")
+    out: list[dict[str, _t.Any]] = []
+    item: _t.Any
+    for item in found:
+        if isinstance(item, dict):
+            out.append(_t.cast(dict[str, _t.Any], item))
+    return out
 
 
 def set_checkpoint(step: int, last_task: str, context: dict[str, _t.Any] | None = None) -> None:

@@ -5,8 +5,8 @@
  * $MCPFS_BRIDGE (set inside `mcpfs exec`; on your own machine start
  * `mcpfs bridge --socket PATH` and export MCPFS_BRIDGE=PATH). The protocol
  * is newline-delimited JSON-RPC 2.0: an "auth" request with
- * $MCPFS_BRIDGE_TOKEN first, then "tools/call", "checkpoint/set" and
- * "checkpoint/get". One connection carries every call; replies are matched
+ * $MCPFS_BRIDGE_TOKEN first, then "tools/call", "tools/search",
+ * "checkpoint/set" and "checkpoint/get". One connection carries every call; replies are matched
  * to their promises by id, so calls may run concurrently.
  */
 import * as net from "node:net";
@@ -191,6 +191,41 @@ export async function callTool(server: string, name: string, args: object = {}):
 	if (content.length === 0) return null;
 	if (content.length === 1) return item(content[0]);
 	return content.map(item);
+}
+
+/** One tool searchTools found; "summary" and "full" detail add fields. */
+export interface ToolMatch {
+	server: string;
+	tool: string;
+	name: string;
+	score: number;
+	title?: string;
+	summary?: string;
+	description?: string;
+	import?: string;
+	signature?: string;
+	args?: { name: string; type: string; required: boolean; description: string }[];
+}
+
+/**
+ * The tools that fit `query` (words saying what you want done), best first;
+ * an empty array means no tool fits (try other words). With `regex`, the
+ * query is a regular expression matched against names, titles and
+ * descriptions.
+ */
+export async function searchTools(
+	query: string,
+	options: { detail?: "name" | "summary" | "full"; limit?: number; regex?: boolean } = {},
+): Promise<ToolMatch[]> {
+	const r = await request("tools/search", {
+		query,
+		detail: options.detail ?? "summary",
+		limit: options.limit ?? 5,
+		regex: options.regex ?? false,
+	});
+	const found = typeof r === "object" && r !== null ? (r as Record<string, unknown>).results : null;
+	if (!Array.isArray(found)) throw new McpBridgeError("tools/search: the reply has no results");
+	return found.filter((x): x is ToolMatch => typeof x === "object" && x !== null);
 }
 
 /** Record where a session is, so a later run can resume from it. */
