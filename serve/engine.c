@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../search/search.h"
 #include "../servers/hub.h"
 #include "catalog.h"
 #include "mcp_i.h"
@@ -75,7 +76,8 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 	e->catalog = serve_catalog_new(o->hub);
 	e->sched = sched_new(e->o.max_running, e->o.max_queued);
 	e->metrics = metrics_new();
-	if (!e->catalog || !e->sched || !e->metrics) {
+	e->search = search_hub_new(o->hub);
+	if (!e->catalog || !e->sched || !e->metrics || !e->search) {
 		err_set(err, EXIT_FAILED, "out of memory");
 		serve_engine_free(e);
 		return NULL;
@@ -113,6 +115,7 @@ void serve_engine_free(struct serve_engine *e)
 		pthread_mutex_unlock(&e->lock);
 		pthread_join(e->ticker, NULL);
 	}
+	search_hub_free(e->search);
 	serve_catalog_free(e->catalog);
 	sched_free(e->sched);
 	metrics_free(e->metrics);

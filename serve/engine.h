@@ -18,6 +18,7 @@ struct mcp_conn;
 struct serve_catalog;
 struct sched;
 struct metrics;
+struct search_hub;
 
 struct serve_opts {
 	const char *root;	   /* the data root; borrowed */
@@ -36,6 +37,7 @@ struct serve_engine {
 	struct serve_catalog *catalog; /* owned */
 	struct sched *sched;	       /* owned */
 	struct metrics *metrics;       /* owned */
+	struct search_hub *search;     /* owned: the tool index, current over the hub */
 	pthread_mutex_t lock;	       /* conns, stopping */
 	struct mcp_conn **conns;       /* live connections, borrowed; protected by lock */
 	size_t nconns, capconns;

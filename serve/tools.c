@@ -8,8 +8,8 @@
 
 #include "engine.h"
 
-static const struct serve_tool *const groups[] = {tools_exec, tools_catalog, tools_files,
-						  tools_skills, tools_session};
+static const struct serve_tool *const groups[] = {tools_exec,  tools_search, tools_catalog,
+						  tools_files, tools_skills, tools_session};
 
 const struct serve_tool *serve_tool_find(const char *name)
 {
@@ -91,11 +91,13 @@ static bool type_ok(const char *type, json_t *v)
 	return true;
 }
 
+static int check_rest(const char *name, json_t *prop, json_t *v, struct err *err);
+
 /* Check one value against its property schema. */
 static int check_value(const char *name, json_t *prop, json_t *v, struct err *err)
 {
 	const char *type = json_string_value(json_object_get(prop, "type"));
-	json_t *en = json_object_get(prop, "enum"), *lim, *items;
+	json_t *en = json_object_get(prop, "enum");
 	size_t i;
 
 	if (type && !type_ok(type, v))
@@ -103,13 +105,27 @@ static int check_value(const char *name, json_t *prop, json_t *v, struct err *er
 			       type[0] == 'a' || type[0] == 'i' || type[0] == 'o' ? "an" : "a",
 			       type);
 	if (en) {
-		for (i = 0; i < json_array_size(en); i++)
+		char list[256] = "";
+		size_t len = 0;
+
+		for (i = 0; i < json_array_size(en); i++) {
 			if (json_equal(json_array_get(en, i), v))
-				break;
-		if (i == json_array_size(en))
-			return err_set(err, EXIT_USAGE, "argument '%s' must be one of %s", name,
-				       json_string_value(json_object_get(prop, "x-one-of")) ?: "its enum");
+				return check_rest(name, prop, v, err);
+			len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0,
+						"%s%s", i ? ", " : "",
+						json_string_value(json_array_get(en, i)) ?: "?");
+		}
+		return err_set(err, EXIT_USAGE, "argument '%s' must be one of: %s", name, list);
 	}
+	return check_rest(name, prop, v, err);
+}
+
+/* The limits of one value, past its type and enum. */
+static int check_rest(const char *name, json_t *prop, json_t *v, struct err *err)
+{
+	json_t *lim, *items;
+	size_t i;
+
 	if ((lim = json_object_get(prop, "maxLength")) && json_is_string(v) &&
 	    json_string_length(v) > (size_t)json_integer_value(lim))
 		return err_set(err, EXIT_USAGE, "argument '%s' is longer than %lld bytes", name,

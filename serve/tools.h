@@ -62,7 +62,7 @@ int serve_tool_check(const struct serve_tool *t, json_t *args, struct err *err);
 int tool_ws(struct tool_ctx *t, struct ws *ws, struct err *err);
 
 /* The groups' tables, joined by tools.c. */
-extern const struct serve_tool tools_exec[], tools_catalog[], tools_files[], tools_skills[],
-    tools_session[];
+extern const struct serve_tool tools_exec[], tools_search[], tools_catalog[], tools_files[],
+    tools_skills[], tools_session[];
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "../common/buf.h"
 #include "../executor/run.h"
+#include "../search/search.h"
 #include "../workspaces/wsfs.h"
 #include "engine.h"
 #include "mcp_i.h"
@@ -153,6 +154,7 @@ static int shape(struct tool_ctx *t, json_t *res, struct tool_out *out, struct e
 static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, struct err *err)
 {
 	struct serve_engine *e = t->e;
+	struct search_source search = search_hub_source(e->search);
 	const char *lang = json_string_value(json_object_get(args, "language")) ?: "python";
 	json_t *code = json_object_get(args, "code"), *to = json_object_get(args, "timeout_s");
 	struct run_opts ro = {
@@ -171,6 +173,7 @@ static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 	    .capture = true,
 	    .stdin_fd = -1,
 	    .cgroup_parent = e->o.cgroup_parent,
+	    .search = &search,
 	};
 	struct run *run;
 	struct ws ws;

@@ -17,7 +17,7 @@ from conftest_serve import (Http, Serve, Stdio, inspector, jailed_code_pids, sdk
 
 TOOLS = {"execute_code", "list_servers", "get_tool_definitions", "list_skills", "load_skill",
          "save_skill", "list_workspace_files", "read_workspace_file", "write_workspace_file",
-         "get_session"}
+         "get_session", "search_tools"}
 GET_SUM = "from servers.everything import get_sum\nprint(get_sum(a=2, b=3))"
 TOOL_FILE = "mcpfs:///servers/everything/get_sum.py"
 
@@ -117,7 +117,8 @@ def test_bad_input_over_stdio(mcpfs, host_unchanged):
 
         fails("execute_code", {}, "missing argument 'code'")
         fails("execute_code", {"code": 5}, "'code' must be a string")
-        fails("execute_code", {"code": "1", "language": "ruby"}, "must be one of")
+        fails("execute_code", {"code": "1", "language": "ruby"},
+              "must be one of: python, typescript")
         fails("execute_code", {"code": "1", "shell": "sh"}, "unknown argument 'shell'")
         fails("execute_code", {"code": "#" * (1 << 20) + "x"}, "longer than 1048576")
         fails("execute_code", {"code": "1", "timeout_s": 100000}, "at most 300")
@@ -174,10 +175,15 @@ def test_workspace_skills_and_cut_output(mcpfs, host_unchanged):
         assert ".outputs/" in text["result"]["content"][0]["text"]
         d = call("get_tool_definitions", tools=["everything.get-sum"])["tools"][0]
         assert "def get_sum(" in d["definition"] and d["file"] == "servers/everything/get_sum.py"
+        found = call("search_tools", query="add two numbers", limit=3)["results"]
+        assert found[0]["name"] == "everything.get-sum", found
+        r = call("execute_code", code="from servers._runtime import search_tools\n"
+                                      "print(search_tools('add two numbers')[0]['name'])")
+        assert r["stdout"] == "everything.get-sum\n"
         servers = call("list_servers")["servers"]
         assert servers[0]["name"] == "everything" and servers[0]["module"] == "everything"
         sess = call("get_session")
-        assert sess["customer"] == "acme" and sess["task_count"] == 4
+        assert sess["customer"] == "acme" and sess["task_count"] == 5
     finally:
         assert c.close() == 0
     assert session_logs_valid(mcpfs.root) == 1
