@@ -47,6 +47,14 @@ const char *cli_root(struct cli *cli);
  * as in struct hub_opts. NULL after printing the error. */
 struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s);
 
+/* A connection to the control socket of a daemon (`mcpfs serve`) running on
+ * this data root, or -1 when none is (or $MCPFS_NO_DAEMON is set): the
+ * caller then works on its own, as without a daemon. */
+int cli_daemon_connect(struct cli *cli);
+/* One request on @fd: the result (new), or NULL with @err (the daemon's
+ * one-line error and exit status). @params is stolen. */
+json_t *cli_daemon_request(int fd, const char *method, json_t *params, struct err *err);
+
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_servers(struct cli *cli, int argc, char **argv);
 int cmd_tools(struct cli *cli, int argc, char **argv);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../serve/control.h"
 #include "../serve/engine.h"
 #include "../serve/front_http.h"
 #include "../serve/front_stdio.h"
@@ -57,10 +58,9 @@ static void on_stop(int sig)
 	errno = saved;
 }
 
-/* Block the stop signals in every thread (executor/run.h: a run turns them
- * into killing its jail, and a cancel is a SIGHUP to the run's thread); the
- * main thread alone takes process-wide ones, through a handler, once every
- * thread that starts runs exists with them blocked. */
+/* Block the stop signals in every thread but the main one, which takes
+ * them through a handler that writes to the stop pipe: the other threads
+ * (libmicrohttpd's, the calls') never see EINTR, and a stop is one event. */
 static void signals_block(sigset_t *stop)
 {
 	sigemptyset(stop);
@@ -149,6 +149,8 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 				.done = {-1, -1}};
 	struct hub_opts ho = {0};
 	struct serve_engine *e = NULL;
+	struct control *ctl = NULL;
+	bool taken = false;
 	struct err err = {0};
 	bool stdio = false;
 	const char *http = NULL;
@@ -225,6 +227,15 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		return cli_fail(&err);
 	}
 	job.e = e;
+	ctl = control_start(e, &taken, &err);
+	if (!ctl && !taken) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	if (taken)
+		fprintf(stderr, "mcpfs: serve: another daemon holds %s/" CONTROL_SOCKET
+				"; the CLI goes through that one\n",
+			so.root);
 	/* The fronts' threads start with the stop signals blocked; only then
 	 * does the main thread take them (signals_main). */
 	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(job.done, O_CLOEXEC) < 0) {
@@ -248,6 +259,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	pthread_join(th, NULL);
 	status = job.rc < 0 ? cli_fail(&job.err) : 0;
 out:
+	control_stop(ctl);
 	serve_engine_free(e);
 	hub_free(so.hub);
 	for (c = 0; c < 2; c++) {

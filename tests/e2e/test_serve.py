@@ -375,3 +375,36 @@ def test_two_daemons_one_data_root(mcpfs, host_unchanged):
     logs = list((ws / "sessions").glob("*.json"))
     assert len(logs) == 4
     assert sum(len(json.loads(p.read_text())["tasks"]) for p in logs) == 12
+
+
+def test_exec_and_call_go_through_the_daemon(mcpfs, host_unchanged):
+    """With a daemon on the data root, `mcpfs exec` and `mcpfs call` use its
+    warm servers: the server starts once (a wrapper counts its starts)."""
+    from conftest import EVERYTHING
+    starts = mcpfs.tmp / "starts"
+    mcpfs.write_config({"everything": {
+        "command": "sh", "args": ["-c", f'echo x >> {starts}; exec node {EVERYTHING} stdio']}})
+    prog = mcpfs.tmp / "p.py"
+    prog.write_text(GET_SUM)
+    s = Serve(mcpfs)
+    try:
+        sock = mcpfs.root / "run" / "serve.sock"
+        assert sock.is_socket() and oct(sock.stat().st_mode & 0o777) == "0o600"
+        for _ in range(3):
+            p = mcpfs.run("exec", prog, check=0)
+            assert p.stdout == "The sum of 2 and 3 is 5.\n"
+        assert mcpfs.run("call", "everything", "get-sum", '{"a": 1, "b": 5}',
+                         check=0).stdout.strip() == "The sum of 1 and 5 is 6."
+        res = mcpfs.json("exec", "--customer", "acme", prog)
+        assert res["tool_calls"] == 1 and res["customer"] == "acme"
+        assert starts.read_text() == "x\n"  # the daemon's one start
+        # asked not to, exec starts a server of its own
+        mcpfs.run("exec", prog, check=0, env={"MCPFS_NO_DAEMON": "1"})
+        assert starts.read_text() == "x\nx\n"
+        p = mcpfs.run("call", "everything", "no-such-tool", check=1)
+        assert "no-such-tool" in p.stderr or "Unknown tool" in p.stderr, p.stderr
+    finally:
+        assert s.stop() == 0
+    assert not (mcpfs.root / "run" / "serve.sock").exists()
+    # without the daemon, exec works on its own again
+    assert mcpfs.run("exec", prog, check=0).stdout == "The sum of 2 and 3 is 5.\n"
