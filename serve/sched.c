@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +11,16 @@
 #include "../common/cancel.h"
 #include "../workspaces/workspace.h"
 
+/* A customer with runs going or waiting. */
 struct load {
 	char customer[WS_ID_MAX + 1];
-	size_t running;
+	size_t running, waiting;
+	uint64_t granted; /* sched.grants when it last got a slot; 0: never */
 	struct load *next;
 };
 
 struct waiter {
-	const char *customer; /* borrowed from the waiting caller */
+	struct load *load; /* its customer's */
 	bool granted;
 	pthread_cond_t cond;
 	struct waiter *next;
@@ -27,6 +30,7 @@ struct sched {
 	unsigned max_running, max_queued;
 	pthread_mutex_t lock; /* everything below */
 	size_t running, queued;
+	uint64_t grants;
 	bool closed;
 	struct waiter *waiters; /* in arrival order */
 	struct load *loads;	/* customers with runs going */
@@ -73,40 +77,50 @@ static struct load *load_of(struct sched *s, const char *customer, bool create)
 	return l;
 }
 
-static size_t running_of(struct sched *s, const char *customer)
+/* Drop @l once it has nothing going or waiting. */
+static void load_put(struct sched *s, struct load *l)
 {
-	struct load *l = load_of(s, customer, false);
+	struct load **pp;
 
-	return l ? l->running : 0;
+	if (l->running || l->waiting)
+		return;
+	for (pp = &s->loads; *pp; pp = &(*pp)->next)
+		if (*pp == l) {
+			*pp = l->next;
+			free(l);
+			return;
+		}
 }
 
-/* Take a slot for @customer; false when memory runs out. */
-static bool take(struct sched *s, const char *customer)
+/* Take a slot for @l's customer. */
+static void take(struct sched *s, struct load *l)
 {
-	struct load *l = load_of(s, customer, true);
-
-	if (!l)
-		return false;
 	l->running++;
+	l->granted = ++s->grants;
 	s->running++;
-	return true;
 }
 
-/* Hand free slots to waiters, fewest running first. Under the lock. */
+/* Does @a's customer come before @b's: fewer runs going, then the one
+ * served longest ago (round robin among equals)? */
+static bool before(const struct load *a, const struct load *b)
+{
+	return a->running != b->running ? a->running < b->running : a->granted < b->granted;
+}
+
+/* Hand free slots to waiters. Under the lock. */
 static void dispatch(struct sched *s)
 {
 	struct waiter *w, *best;
 
 	while (s->running < s->max_running) {
 		best = NULL;
-		for (w = s->waiters; w; w = w->next) {
-			if (w->granted)
-				continue;
-			if (!best || running_of(s, w->customer) < running_of(s, best->customer))
+		for (w = s->waiters; w; w = w->next)
+			if (!w->granted && (!best || before(w->load, best->load)))
 				best = w;
-		}
-		if (!best || !take(s, best->customer))
+		if (!best)
 			return;
+		best->load->waiting--;
+		take(s, best->load);
 		best->granted = true;
 		pthread_cond_signal(&best->cond);
 	}
@@ -126,7 +140,7 @@ static void unlink_waiter(struct sched *s, struct waiter *me)
 
 int sched_acquire(struct sched *s, const char *customer, struct cancel *cancel)
 {
-	struct waiter me = {.customer = customer}, **tail;
+	struct waiter me = {0}, **tail;
 	struct cancel_wait cw = {.lock = &s->lock, .cond = &me.cond};
 	bool watching;
 	int rc = 0;
@@ -136,12 +150,18 @@ int sched_acquire(struct sched *s, const char *customer, struct cancel *cancel)
 		pthread_mutex_unlock(&s->lock);
 		return -ESHUTDOWN;
 	}
-	if (!s->waiters && s->running < s->max_running) {
-		rc = take(s, customer) ? 0 : -ENOMEM;
+	me.load = load_of(s, customer, true);
+	if (!me.load) {
 		pthread_mutex_unlock(&s->lock);
-		return rc;
+		return -ENOMEM;
+	}
+	if (!s->waiters && s->running < s->max_running) {
+		take(s, me.load);
+		pthread_mutex_unlock(&s->lock);
+		return 0;
 	}
 	if (s->queued >= s->max_queued) {
+		load_put(s, me.load);
 		pthread_mutex_unlock(&s->lock);
 		return -EBUSY;
 	}
@@ -150,14 +170,18 @@ int sched_acquire(struct sched *s, const char *customer, struct cancel *cancel)
 		;
 	*tail = &me;
 	s->queued++;
+	me.load->waiting++;
 	dispatch(s); /* a slot may be free while the waiters ahead are all granted */
 	pthread_mutex_unlock(&s->lock);
 	watching = cancel && cancel_watch(cancel, &cw);
 	pthread_mutex_lock(&s->lock);
 	while (!me.granted && !s->closed && !(cancel && cancel_fired(cancel)))
 		pthread_cond_wait(&me.cond, &s->lock);
-	if (!me.granted)
+	if (!me.granted) {
 		rc = s->closed ? -ESHUTDOWN : -ECANCELED;
+		me.load->waiting--;
+		load_put(s, me.load);
+	}
 	unlink_waiter(s, &me);
 	pthread_mutex_unlock(&s->lock);
 	if (watching)
@@ -168,17 +192,13 @@ int sched_acquire(struct sched *s, const char *customer, struct cancel *cancel)
 
 void sched_release(struct sched *s, const char *customer)
 {
-	struct load *l, **pp;
+	struct load *l;
 
 	pthread_mutex_lock(&s->lock);
-	for (pp = &s->loads; (l = *pp); pp = &l->next) {
-		if (strcmp(l->customer, customer))
-			continue;
-		if (--l->running == 0) {
-			*pp = l->next;
-			free(l);
-		}
-		break;
+	l = load_of(s, customer, false);
+	if (l) {
+		l->running--;
+		load_put(s, l);
 	}
 	s->running--;
 	dispatch(s);
