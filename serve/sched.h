@@ -1,7 +1,7 @@
 /* Run admission: at most max_running runs at once, at most max_queued
  * waiting, and a freed slot goes to the waiting customer with the fewest
- * runs going (the longest waiting among equals), so one customer's flood
- * cannot starve the others. Thread-safe. */
+ * runs going (among equals, the one served longest ago; a customer's own
+ * runs in arrival order), so one customer's flood cannot starve the others. Thread-safe. */
 #ifndef MCPFS_SERVE_SCHED_H
 #define MCPFS_SERVE_SCHED_H
 
