@@ -84,6 +84,68 @@ static json_t *c_call(struct conn *cn, json_t *p)
 	return res ? json_pack("{s:o}", "result", res) : fail(&e);
 }
 
+static json_t *info_obj(struct hub *h, const char *name)
+{
+	struct hub_server_info in = {0};
+
+	hub_info(h, name, &in);
+	return json_pack("{s:s,s:i,s:I,s:I,s:s,s:s}", "name", name, "state", (int)in.state,
+			 "generation", (json_int_t)in.generation, "ntools", (json_int_t)in.ntools,
+			 "why", in.why, "log_tail", in.log_tail);
+}
+
+static double timeout_of(json_t *p)
+{
+	double t = json_number_value(json_object_get(p, "timeout_s"));
+
+	return t > 0 ? t : 30;
+}
+
+/* Every server's hub_server_info, after starting them (as `mcpfs servers`). */
+static json_t *c_servers(struct conn *cn, json_t *p)
+{
+	struct hub *h = cn->c->e->o.hub;
+	json_t *arr = json_array();
+	size_t i;
+
+	hub_connect_all(h, timeout_of(p));
+	for (i = 0; arr && i < hub_count(h); i++)
+		json_array_append_new(arr, info_obj(h, hub_name(h, i)));
+	return json_pack("{s:o}", "result", arr);
+}
+
+/* Each server's tools, or why not (as `mcpfs tools [SERVER]`). */
+static json_t *c_tools(struct conn *cn, json_t *p)
+{
+	struct hub *h = cn->c->e->o.hub;
+	const char *only = json_string_value(json_object_get(p, "server")), *name;
+	struct hub_server_info in;
+	json_t *arr = json_array(), *tools;
+	struct err e = {0};
+	size_t i;
+
+	if (!only)
+		hub_connect_all(h, timeout_of(p));
+	for (i = 0; arr && i < hub_count(h); i++) {
+		name = hub_name(h, i);
+		if (only && strcmp(only, name))
+			continue;
+		memset(&in, 0, sizeof(in));
+		hub_info(h, name, &in);
+		if (!only && in.state == HUB_FAILED) {
+			json_array_append_new(arr, json_pack("{s:s,s:s,s:i}", "name", name, "error",
+							     in.why, "status", EXIT_UNREACHABLE));
+			continue;
+		}
+		err_clear(&e);
+		tools = hub_tools(h, name, NULL, &e);
+		json_array_append_new(arr, tools ? json_pack("{s:s,s:o}", "name", name, "tools", tools)
+						 : json_pack("{s:s,s:s,s:i}", "name", name, "error",
+							     e.text, "status", e.status));
+	}
+	return json_pack("{s:o}", "result", arr);
+}
+
 /* Wait for the run in a thread of its own: this one watches the client. */
 struct waiter {
 	struct run *run;
@@ -185,6 +247,8 @@ static const struct method {
 } methods[] = {
     {"call", c_call},
     {"exec", c_exec},
+    {"servers", c_servers},
+    {"tools", c_tools},
 };
 
 static void handle(struct conn *cn, const char *line, size_t len)

@@ -378,8 +378,9 @@ def test_two_daemons_one_data_root(mcpfs, host_unchanged):
 
 
 def test_exec_and_call_go_through_the_daemon(mcpfs, host_unchanged):
-    """With a daemon on the data root, `mcpfs exec` and `mcpfs call` use its
-    warm servers: the server starts once (a wrapper counts its starts)."""
+    """With a daemon on the data root, `mcpfs exec`, `call`, `servers` and
+    `tools` use its warm servers: the server starts once (a wrapper counts
+    its starts)."""
     from conftest import EVERYTHING
     starts = mcpfs.tmp / "starts"
     mcpfs.write_config({"everything": {
@@ -395,6 +396,9 @@ def test_exec_and_call_go_through_the_daemon(mcpfs, host_unchanged):
             assert p.stdout == "The sum of 2 and 3 is 5.\n"
         assert mcpfs.run("call", "everything", "get-sum", '{"a": 1, "b": 5}',
                          check=0).stdout.strip() == "The sum of 1 and 5 is 6."
+        assert mcpfs.json("servers")[0]["state"] == "ready"
+        assert "get-sum" in [t["name"] for t in mcpfs.json("tools", "everything")]
+        assert "everything get-sum" in mcpfs.run("tools", check=0).stdout
         res = mcpfs.json("exec", "--customer", "acme", prog)
         assert res["tool_calls"] == 1 and res["customer"] == "acme"
         assert starts.read_text() == "x\n"  # the daemon's one start
