@@ -3,7 +3,8 @@
 Python program through serve --stdio, warm, against bare python3 in the same
 run; and many HTTP sessions each running several execute_code that call a
 tool, runs per second and p99 latency, against the same runs as `mcpfs exec`
-in a loop. Usage: serve_bench.py [BUILD_DIR]; MCPFS_BENCH_SESSIONS (50) and
+in a loop; and the first tool call of `mcpfs exec` with a daemon running
+against without. Usage: serve_bench.py [BUILD_DIR]; MCPFS_BENCH_SESSIONS (50) and
 MCPFS_BENCH_RUNS (20 per session) size the second part."""
 import json
 import os
@@ -100,7 +101,28 @@ def bench(tmp):
     print(f"execute_code (serve --stdio, warm): python3 bare {b:.1f} ms, execute_code {v:.1f} ms,"
           f" overhead {v - b:+.1f} ms, ratio {v / b:.2f} (medians of {n} interleaved)")
 
-    # 2. many HTTP sessions x runs that call a tool, against mcpfs exec in a loop
+    # 2. the first tool call of `mcpfs exec`, through a running daemon and alone
+    first = tmp / "first.py"
+    first.write_text("import time\nt0 = time.perf_counter()\nfrom servers.everything import "
+                     "get_sum\nget_sum(a=1, b=2)\nprint((time.perf_counter() - t0) * 1e3)\n")
+    d = subprocess.Popen(base + ["serve", "--http", "127.0.0.1:0"], stdout=subprocess.PIPE,
+                         text=True, env=env)
+    d.stdout.readline()
+
+    def first_call(extra):
+        return float(subprocess.run(base + ["exec", str(first)], check=True, env={**env, **extra},
+                                    capture_output=True, text=True).stdout)
+
+    first_call({})  # the daemon starts its server once
+    k = int(os.environ.get("MCPFS_BENCH_FIRST", "7"))
+    warm = statistics.median(first_call({}) for _ in range(k))
+    alone = statistics.median(first_call({"MCPFS_NO_DAEMON": "1"}) for _ in range(k))
+    d.terminate()
+    d.wait()
+    print(f"first tool call of mcpfs exec: through a daemon {warm:.1f} ms, alone (the server "
+          f"starts) {alone:.1f} ms, ratio {alone / warm:.1f} (medians of {k})")
+
+    # 3. many HTTP sessions x runs that call a tool, against mcpfs exec in a loop
     sessions = int(os.environ.get("MCPFS_BENCH_SESSIONS", "50"))
     runs = int(os.environ.get("MCPFS_BENCH_RUNS", "20"))
     code = "from servers.everything import get_sum\nprint(get_sum(a=1, b=2))\n"
@@ -133,12 +155,13 @@ def bench(tmp):
     p99 = lat[int(0.99 * (len(lat) - 1))]
     prog = tmp / "calls.py"
     prog.write_text(code)
-    m = min(total, int(os.environ.get("MCPFS_BENCH_EXEC_RUNS", "100")))
+    m = min(total, int(os.environ.get("MCPFS_BENCH_EXEC_RUNS", "50")))
     elat = []
     t1 = time.perf_counter()
     for _ in range(m):
         t = time.perf_counter()
-        subprocess.run(base + ["exec", str(prog)], check=True, env=env, stdout=subprocess.DEVNULL)
+        subprocess.run(base + ["exec", str(prog)], check=True, stdout=subprocess.DEVNULL,
+                       env={**env, "MCPFS_NO_DAEMON": "1"})
         elat.append((time.perf_counter() - t) * 1e3)
     ewall = time.perf_counter() - t1
     elat.sort()

@@ -412,3 +412,26 @@ def test_exec_and_call_go_through_the_daemon(mcpfs, host_unchanged):
     assert not (mcpfs.root / "run" / "serve.sock").exists()
     # without the daemon, exec works on its own again
     assert mcpfs.run("exec", prog, check=0).stdout == "The sum of 2 and 3 is 5.\n"
+
+
+def test_resources_follow_catalog_changes(mcpfs, host_unchanged):
+    """A server's new tool: notifications/resources/list_changed, then the
+    resource is listed and readable."""
+    from conftest import sdk_server
+    mcpfs.write_config({"dyn": sdk_server("sdk_dynamic.mjs")})
+    c = Stdio(mcpfs)
+    try:
+        c.initialize()
+        uri = "mcpfs:///servers/dyn/brand_new.py"
+        assert uri not in {r["uri"] for r in c.request("resources/list")["result"]["resources"]}
+        r = c.request("tools/call", {"name": "execute_code", "arguments": {
+            "code": "from servers.dyn import add_tool\nprint(add_tool(name='brand_new'))"}})
+        assert r["result"]["structuredContent"]["stdout"] == "added brand_new\n", r
+        changed = lambda m: m.get("method") == "notifications/resources/list_changed"  # noqa
+        while not any(changed(m) for m in c.notes):
+            c.notes.append(c.read(timeout=60))
+        assert uri in {r["uri"] for r in c.request("resources/list")["result"]["resources"]}
+        text = c.request("resources/read", {"uri": uri})["result"]["contents"][0]["text"]
+        assert "def brand_new(" in text
+    finally:
+        assert c.close() == 0
