@@ -128,9 +128,10 @@ static json_t *exec_run(const struct run_opts *ro, const sigset_t *signals, int 
  * output comes when the run ends; the program's stdin is empty. */
 static int exec_daemon(int fd, const struct run_opts *ro, struct err *e)
 {
-	json_t *p = json_pack("{s:s%,s:s,s:b,s:f,s:i}", "code", ro->code, ro->code_len, "language",
-			      ro->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python", "record",
-			      ro->record, "timeout_s", ro->timeout_s, "memory_mb", (int)ro->memory_mb);
+	json_t *p =
+	    json_pack("{s:s%,s:s,s:b,s:f,s:i}", "code", ro->code, ro->code_len, "language",
+		      ro->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python", "record",
+		      ro->record, "timeout_s", ro->timeout_s, "memory_mb", (int)ro->memory_mb);
 	json_t *out, *res;
 	const char *s;
 	int status;

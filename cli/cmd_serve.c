@@ -23,25 +23,26 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mcpfs serve --stdio [--customer ID] [OPTIONS]\n"
-		"       mcpfs serve --http HOST:PORT [--customer ID] [OPTIONS]\n\n"
-		"mcpfs as an MCP server: one execute_code tool over every configured server,\n"
-		"plus tools to find tools, keep files and skills; the tree as resources.\n\n"
-		"  --stdio           serve one MCP host on stdin/stdout (one JSON message a line)\n"
-		"  --http HOST:PORT  serve Streamable HTTP at /mcp, /healthz and /metrics; prints\n"
-		"                    the URL (PORT 0 picks one); a bearer token decides the\n"
-		"                    customer ('mcpfs token create'); without any token only a\n"
-		"                    loopback HOST is allowed\n"
-		"  --customer ID     whose workspace, skills and servers (default: default);\n"
-		"                    over HTTP, only when no token exists\n"
-		"  --max-runs N      runs at once (default: 2 per CPU)\n"
-		"  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
-		"  --memory MB       memory limit of each run (default 512)\n"
-		"  --max-timeout S   the longest timeout_s a run may ask for (default 300)\n"
-		"  --drain S         on SIGTERM, how long runs in flight may go on (default 10)\n\n"
-		"SIGTERM or SIGINT drains: no new run starts, runs in flight get --drain seconds,\n"
-		"then are cancelled; nothing is left behind.\n");
+	fprintf(
+	    f,
+	    "usage: mcpfs serve --stdio [--customer ID] [OPTIONS]\n"
+	    "       mcpfs serve --http HOST:PORT [--customer ID] [OPTIONS]\n\n"
+	    "mcpfs as an MCP server: one execute_code tool over every configured server,\n"
+	    "plus tools to find tools, keep files and skills; the tree as resources.\n\n"
+	    "  --stdio           serve one MCP host on stdin/stdout (one JSON message a line)\n"
+	    "  --http HOST:PORT  serve Streamable HTTP at /mcp, /healthz and /metrics; prints\n"
+	    "                    the URL (PORT 0 picks one); a bearer token decides the\n"
+	    "                    customer ('mcpfs token create'); without any token only a\n"
+	    "                    loopback HOST is allowed\n"
+	    "  --customer ID     whose workspace, skills and servers (default: default);\n"
+	    "                    over HTTP, only when no token exists\n"
+	    "  --max-runs N      runs at once (default: 2 per CPU)\n"
+	    "  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
+	    "  --memory MB       memory limit of each run (default 512)\n"
+	    "  --max-timeout S   the longest timeout_s a run may ask for (default 300)\n"
+	    "  --drain S         on SIGTERM, how long runs in flight may go on (default 10)\n\n"
+	    "SIGTERM or SIGINT drains: no new run starts, runs in flight get --drain seconds,\n"
+	    "then are cancelled; nothing is left behind.\n");
 }
 
 /* The signal that asked us to stop, written to a pipe the front polls. */
@@ -145,8 +146,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP")};
-	struct stdio_job job = {.customer = "default", .drain_s = SERVE_DRAIN_S,
-				.done = {-1, -1}};
+	struct stdio_job job = {.customer = "default", .drain_s = SERVE_DRAIN_S, .done = {-1, -1}};
 	struct hub_opts ho = {0};
 	struct serve_engine *e = NULL;
 	struct control *ctl = NULL;
@@ -233,8 +233,9 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	if (taken)
-		fprintf(stderr, "mcpfs: serve: another daemon holds %s/" CONTROL_SOCKET
-				"; the CLI goes through that one\n",
+		fprintf(stderr,
+			"mcpfs: serve: another daemon holds %s/" CONTROL_SOCKET
+			"; the CLI goes through that one\n",
 			so.root);
 	/* The fronts' threads start with the stop signals blocked; only then
 	 * does the main thread take them (signals_main). */

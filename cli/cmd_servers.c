@@ -110,8 +110,8 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 	cfg = cli_config(cli);
 	fd = cfg ? cli_daemon_connect(cli) : -1;
 	if (fd >= 0) {
-		list = cli_daemon_request(fd, "servers", json_pack("{s:f}", "timeout_s", timeout),
-					  &e);
+		list =
+		    cli_daemon_request(fd, "servers", json_pack("{s:f}", "timeout_s", timeout), &e);
 		close(fd);
 		if (!list)
 			return cli_fail(&e);
@@ -126,9 +126,9 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 	else
 		printf("%-20s %-9s %-8s %5s  %s\n", "NAME", "TRANSPORT", "STATE", "TOOLS", "NOTE");
 	for (i = 0; i < (list ? json_array_size(list) : hub_count(h)); i++) {
-		const char *name = list ? json_string_value(json_object_get(
-					      json_array_get(list, i), "name"))
-					: hub_name(h, i);
+		const char *name =
+		    list ? json_string_value(json_object_get(json_array_get(list, i), "name"))
+			 : hub_name(h, i);
 		const struct server_config *sc = name ? config_find(cfg, name) : NULL;
 
 		if (!sc) /* the daemon's config has a server this one has not */

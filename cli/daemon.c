@@ -79,10 +79,11 @@ json_t *cli_daemon_request(int fd, const char *method, json_t *params, struct er
 	buf_free(&b);
 	e = json_object_get(reply, "error");
 	if (e)
-		err_set(err,
-			(int)json_integer_value(json_object_get(json_object_get(e, "data"), "status"))
-			    ?: EXIT_FAILED,
-			"%s", json_string_value(json_object_get(e, "message")) ?: "failed");
+		err_set(
+		    err,
+		    (int)json_integer_value(json_object_get(json_object_get(e, "data"), "status"))
+			?: EXIT_FAILED,
+		    "%s", json_string_value(json_object_get(e, "message")) ?: "failed");
 	else if (!(res = json_incref(json_object_get(reply, "result"))))
 		err_set(err, EXIT_FAILED, "the daemon's answer is not JSON-RPC");
 	json_decref(reply);

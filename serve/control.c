@@ -27,8 +27,8 @@
 struct control {
 	struct serve_engine *e;
 	char path[4200];
-	int fd;		 /* listening */
-	int stop[2];	 /* a pipe: readable once stopping */
+	int fd;	     /* listening */
+	int stop[2]; /* a pipe: readable once stopping */
 	pthread_t accepter;
 	pthread_mutex_t lock; /* conns, nconns */
 	pthread_cond_t idle;
@@ -139,9 +139,10 @@ static json_t *c_tools(struct conn *cn, json_t *p)
 		}
 		err_clear(&e);
 		tools = hub_tools(h, name, NULL, &e);
-		json_array_append_new(arr, tools ? json_pack("{s:s,s:o}", "name", name, "tools", tools)
-						 : json_pack("{s:s,s:s,s:i}", "name", name, "error",
-							     e.text, "status", e.status));
+		json_array_append_new(arr,
+				      tools ? json_pack("{s:s,s:o}", "name", name, "tools", tools)
+					    : json_pack("{s:s,s:s,s:i}", "name", name, "error",
+							e.text, "status", e.status));
 	}
 	return json_pack("{s:o}", "result", arr);
 }
@@ -313,7 +314,8 @@ static void *conn_thread(void *arg)
 static void *accepter(void *arg)
 {
 	struct control *c = arg;
-	struct pollfd pf[2] = {{.fd = c->fd, .events = POLLIN}, {.fd = c->stop[0], .events = POLLIN}};
+	struct pollfd pf[2] = {{.fd = c->fd, .events = POLLIN},
+			       {.fd = c->stop[0], .events = POLLIN}};
 	pthread_attr_t attr;
 	struct conn *cn;
 	pthread_t th;

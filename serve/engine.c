@@ -89,8 +89,9 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 	}
 	e->ticking = true;
 	e->listener = hub_listen(o->hub, &(struct hub_listener){on_catalog_changed, e});
-	e->hook = hub_hook_add(o->hub, &(struct hub_hook){.order = HUB_ORDER_ACCOUNTING,
-							  .after = after_call, .ctx = e});
+	e->hook = hub_hook_add(
+	    o->hub,
+	    &(struct hub_hook){.order = HUB_ORDER_ACCOUNTING, .after = after_call, .ctx = e});
 	if (e->listener < 0 || e->hook < 0) {
 		err_set(err, EXIT_FAILED, "hub: %s",
 			strerror(-(e->listener < 0 ? e->listener : e->hook)));
@@ -251,12 +252,13 @@ static void progress_due(struct mcp_conn *c, double now, struct ticker_msg **out
 				call->tool_calls_sent++;
 			call->sent_s = now;
 			call->seq++;
-			snprintf(text, sizeof(text), "%u tool call%s, %.1f s", call->tool_calls_sent,
-				 call->tool_calls_sent == 1 ? "" : "s", now - call->started_s);
-			(*out)[*n].msg = json_pack(
-			    "{s:s,s:s,s:{s:O,s:I,s:s}}", "jsonrpc", "2.0", "method",
-			    "notifications/progress", "params", "progressToken", call->token,
-			    "progress", (json_int_t)call->seq, "message", text);
+			snprintf(text, sizeof(text), "%u tool call%s, %.1f s",
+				 call->tool_calls_sent, call->tool_calls_sent == 1 ? "" : "s",
+				 now - call->started_s);
+			(*out)[*n].msg = json_pack("{s:s,s:s,s:{s:O,s:I,s:s}}", "jsonrpc", "2.0",
+						   "method", "notifications/progress", "params",
+						   "progressToken", call->token, "progress",
+						   (json_int_t)call->seq, "message", text);
 			(*out)[*n].id = json_deep_copy(call->id);
 			(*out)[*n].conn = c;
 			c->refs++;

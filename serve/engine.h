@@ -46,7 +46,7 @@ struct serve_engine {
 	bool ticking, stopping;
 	pthread_mutex_t ws_lock; /* serializes workspace provisioning */
 	int listener;		 /* hub_listen handle, or 0 */
-	int hook;     /* hub_hook_add handle, or 0 */
+	int hook;		 /* hub_hook_add handle, or 0 */
 };
 
 /* New engine over @o (copied; what it points to is borrowed). NULL with @err. */

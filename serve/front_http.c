@@ -45,7 +45,7 @@ struct stream {
 	struct buf out; /* formatted bytes not yet handed over */
 	size_t off;
 	unsigned long long seq;
-	struct stream *next;  /* in session.streams, protected by session.lock */
+	struct stream *next;   /* in session.streams, protected by session.lock */
 	struct session *owner; /* a reference while a POST stream is attached */
 };
 
@@ -54,13 +54,13 @@ struct session {
 	struct mcp_conn *conn; /* a reference; closed when the session ends */
 	char id[WS_ID_MAX + 1];
 	char customer[WS_ID_MAX + 1];
-	pthread_mutex_t lock;	 /* streams, get */
-	struct stream *streams;	 /* POST streams */
-	struct stream *get;	 /* the GET stream, or NULL */
-	unsigned refs;		 /* protected by front_http.lock */
-	bool gone;		 /* protected by front_http.lock */
-	double used_s;		 /* protected by front_http.lock */
-	struct session *next;	 /* protected by front_http.lock */
+	pthread_mutex_t lock;	/* streams, get */
+	struct stream *streams; /* POST streams */
+	struct stream *get;	/* the GET stream, or NULL */
+	unsigned refs;		/* protected by front_http.lock */
+	bool gone;		/* protected by front_http.lock */
+	double used_s;		/* protected by front_http.lock */
+	struct session *next;	/* protected by front_http.lock */
 };
 
 struct front_http {
@@ -384,8 +384,7 @@ static enum MHD_Result respond_text(struct MHD_Connection *c, unsigned status, c
 }
 
 /* An HTTP-level refusal, with a JSON-RPC error body clients can show. */
-static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, int code,
-			      const char *text)
+static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, int code, const char *text)
 {
 	json_t *j = json_pack("{s:s,s:n,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", "error", "code",
 			      code, "message", text);
@@ -428,8 +427,7 @@ static void stream_done_cb(void *cls)
 }
 
 /* Answer with the stream as SSE; the response takes a reference. */
-static enum MHD_Result respond_sse(struct MHD_Connection *c, struct stream *st,
-				   const char *session)
+static enum MHD_Result respond_sse(struct MHD_Connection *c, struct stream *st, const char *session)
 {
 	struct MHD_Response *r;
 	enum MHD_Result rc;
@@ -600,7 +598,8 @@ static enum MHD_Result mcp_post(struct front_http *h, struct MHD_Connection *c,
 	/* The answer ends the queue: alone, or for a client without SSE, it
 	 * goes as plain JSON. */
 	if (st->done && (json_array_size(st->queue) == 1 || !accepts(c, "text/event-stream"))) {
-		json_t *answer = json_incref(json_array_get(st->queue, json_array_size(st->queue) - 1));
+		json_t *answer =
+		    json_incref(json_array_get(st->queue, json_array_size(st->queue) - 1));
 
 		pthread_mutex_unlock(&st->lock);
 		rc = respond_json(c, answer, init ? s->id : NULL);
@@ -622,8 +621,7 @@ static enum MHD_Result mcp_post(struct front_http *h, struct MHD_Connection *c,
 	return rc;
 }
 
-static enum MHD_Result mcp_get(struct front_http *h, struct MHD_Connection *c,
-			       const char *customer)
+static enum MHD_Result mcp_get(struct front_http *h, struct MHD_Connection *c, const char *customer)
 {
 	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
 	struct session *s;
@@ -655,7 +653,8 @@ static enum MHD_Result mcp_get(struct front_http *h, struct MHD_Connection *c,
 	if (busy) {
 		stream_unref(st);
 		session_unref(s);
-		return refuse(c, MHD_HTTP_CONFLICT, -32600, "this session already has a GET stream");
+		return refuse(c, MHD_HTTP_CONFLICT, -32600,
+			      "this session already has a GET stream");
 	}
 	rc = respond_sse(c, st, NULL);
 	stream_unref(st);
@@ -753,8 +752,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* --- start and stop --- */
 
-static int resolve(const char *listen, struct sockaddr_storage *ss, bool *loopback,
-		   struct err *err)
+static int resolve(const char *listen, struct sockaddr_storage *ss, bool *loopback, struct err *err)
 {
 	char host[256];
 	const char *colon = strrchr(listen, ':'), *h = host;
@@ -792,8 +790,8 @@ struct front_http *front_http_start(struct serve_engine *e, const struct front_h
 	struct sockaddr_storage ss = {0};
 	const union MHD_DaemonInfo *info;
 	char addr[INET6_ADDRSTRLEN];
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_ITC;
+	unsigned flags =
+	    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC;
 
 	if (!h) {
 		err_set(err, EXIT_FAILED, "out of memory");

@@ -16,9 +16,9 @@ struct serve_engine;
 struct front_http;
 
 struct front_http_opts {
-	const char *listen;   /* HOST:PORT; [::1]:PORT for IPv6; PORT 0 picks one */
-	const char *root;     /* the data root (tokens); borrowed */
-	const char *customer; /* without tokens, on loopback: whose everything */
+	const char *listen;    /* HOST:PORT; [::1]:PORT for IPv6; PORT 0 picks one */
+	const char *root;      /* the data root (tokens); borrowed */
+	const char *customer;  /* without tokens, on loopback: whose everything */
 	double session_idle_s; /* a session unused this long is ended; 0: 3600 */
 };
 

@@ -104,9 +104,9 @@ int serve_stdio(struct serve_engine *e, const char *customer, int in_fd, int out
 			break;
 		if (buf_append(&b, chunk, (size_t)r) < 0) {
 			/* One message past the ceiling: answer it and skip to its end. */
-			json_t *msg = json_pack("{s:s,s:n,s:{s:i,s:s}}", "jsonrpc", "2.0", "id",
-						"error", "code", -32700, "message",
-						"message longer than 16 MiB");
+			json_t *msg =
+			    json_pack("{s:s,s:n,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", "error",
+				      "code", -32700, "message", "message longer than 16 MiB");
 
 			send_line(&o, msg, NULL);
 			json_decref(msg);

@@ -31,8 +31,8 @@ enum {
 	RPC_NO_RESOURCE = -32002,
 };
 
-const char *const mcp_protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
-					     "2024-11-05", NULL};
+const char *const mcp_protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+					     NULL};
 
 static const char instructions[] =
     "mcpfs turns every MCP server configured here into importable code and runs your code "
@@ -251,7 +251,8 @@ void mcp_call_run_end(struct mcp_call *call)
 	elapsed = clock_now_s() - call->started_s;
 	pthread_mutex_unlock(&c->lock);
 	for (i = from + 1; progress && i <= calls; i++) {
-		snprintf(text, sizeof(text), "%u tool call%s, %.1f s", i, i == 1 ? "" : "s", elapsed);
+		snprintf(text, sizeof(text), "%u tool call%s, %.1f s", i, i == 1 ? "" : "s",
+			 elapsed);
 		msg = json_pack("{s:s,s:s,s:{s:O,s:I,s:s}}", "jsonrpc", "2.0", "method",
 				"notifications/progress", "params", "progressToken", call->token,
 				"progress", (json_int_t)++seq, "message", text);
@@ -405,8 +406,8 @@ static json_t *m_resources_read(struct mcp_conn *c, json_t *params, struct rpc_e
 	if (!uri)
 		return rpc_fail(e, RPC_INVALID_PARAMS, "resources/read wants params.uri");
 	if (strncmp(uri, URI_PREFIX, strlen(URI_PREFIX)))
-		return rpc_fail(e, RPC_NO_RESOURCE, "no resource '%.200s': ours begin with " URI_PREFIX,
-				uri);
+		return rpc_fail(e, RPC_NO_RESOURCE,
+				"no resource '%.200s': ours begin with " URI_PREFIX, uri);
 	path = uri + strlen(URI_PREFIX);
 	buf_init(&b, RESOURCE_MAX);
 	rc = serve_catalog_render(c->e->catalog, path, &b);
@@ -442,8 +443,8 @@ static json_t *tool_result(const struct serve_tool *tool, struct tool_out *out,
 		return json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text",
 				 err->text[0] ? err->text : "failed", "isError", 1);
 	text = out->text ? out->text : json_dumps(out->structured, JSON_INDENT(1));
-	res = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text",
-			text ? text : "", "isError", out->is_error);
+	res = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text", text ? text : "",
+			"isError", out->is_error);
 	if (res && tool->output_schema && out->structured)
 		json_object_set(res, "structuredContent", out->structured);
 	if (text != out->text)
@@ -480,7 +481,8 @@ static void *call_thread(void *arg)
 {
 	struct mcp_call *call = arg;
 	struct mcp_conn *c = call->conn;
-	struct tool_ctx t = {.e = c->e, .customer = c->customer, .session = c->session, .call = call};
+	struct tool_ctx t = {
+	    .e = c->e, .customer = c->customer, .session = c->session, .call = call};
 	struct tool_out out = {0};
 	struct err err = {0};
 	json_t *res;
@@ -564,8 +566,9 @@ static int tools_call(struct mcp_conn *c, json_t *id, json_t *params, struct rpc
 		pthread_mutex_unlock(&c->lock);
 		call_free(call);
 		rpc_fail(e, RPC_INTERNAL, "%s",
-			 c->closed ? "the session is closing"
-				   : "too many calls in flight on this session (64); wait for some");
+			 c->closed
+			     ? "the session is closing"
+			     : "too many calls in flight on this session (64); wait for some");
 		return -1;
 	}
 	call->next = c->calls;
@@ -611,12 +614,9 @@ static const struct method {
 	const char *name;
 	json_t *(*fn)(struct mcp_conn *c, json_t *params, struct rpc_err *e);
 } methods[] = {
-    {"initialize", m_initialize},
-    {"ping", m_ping},
-    {"tools/list", m_tools_list},
-    {"resources/list", m_resources_list},
-    {"resources/read", m_resources_read},
-    {"resources/templates/list", m_resource_templates},
+    {"initialize", m_initialize},	  {"ping", m_ping},
+    {"tools/list", m_tools_list},	  {"resources/list", m_resources_list},
+    {"resources/read", m_resources_read}, {"resources/templates/list", m_resource_templates},
 };
 
 static const struct notification {
@@ -687,7 +687,8 @@ void mcp_conn_handle(struct mcp_conn *c, json_t *msg)
 	}
 	if (id) {
 		if (!json_is_string(id) && !json_is_integer(id)) {
-			reply_error(c, NULL, RPC_INVALID_REQUEST, "id must be a string or an integer");
+			reply_error(c, NULL, RPC_INVALID_REQUEST,
+				    "id must be a string or an integer");
 			return;
 		}
 		handle_request(c, method, id, params);

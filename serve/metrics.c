@@ -15,10 +15,8 @@ static const double buckets[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 30
 #define NBUCKETS (sizeof(buckets) / sizeof(buckets[0]))
 
 static const char *const outcome_names[METRICS_RUN_NOUTCOMES] = {
-    [METRICS_RUN_OK] = "ok",
-    [METRICS_RUN_FAILED] = "failed",
-    [METRICS_RUN_TIMEOUT] = "timeout",
-    [METRICS_RUN_CANCELLED] = "cancelled",
+    [METRICS_RUN_OK] = "ok",	       [METRICS_RUN_FAILED] = "failed",
+    [METRICS_RUN_TIMEOUT] = "timeout", [METRICS_RUN_CANCELLED] = "cancelled",
     [METRICS_RUN_ERROR] = "error",
 };
 

@@ -153,9 +153,9 @@ static int list_one(void *ctx, int dfd, const char *name, json_t *rec)
 {
 	(void)dfd;
 	(void)name;
-	return json_array_append_new(ctx, json_pack("{s:O,s:O}", "id", json_object_get(rec, "id"),
-						    "created_at",
-						    json_object_get(rec, "created_at")))
+	return json_array_append_new(ctx,
+				     json_pack("{s:O,s:O}", "id", json_object_get(rec, "id"),
+					       "created_at", json_object_get(rec, "created_at")))
 		   ? -ENOMEM
 		   : 0;
 }
@@ -198,8 +198,7 @@ static int revoke_one(void *ctx, int dfd, const char *name, json_t *rec)
 	return 0;
 }
 
-int token_revoke(const char *root, const char *customer, const char *id, size_t *n,
-		 struct err *err)
+int token_revoke(const char *root, const char *customer, const char *id, size_t *n, struct err *err)
 {
 	struct revoke r = {.id = id};
 	char dir[4096];

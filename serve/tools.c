@@ -36,13 +36,12 @@ static json_t *schema_of(const struct serve_tool *t, const char *text)
 
 static json_t *tool_json(const struct serve_tool *t)
 {
-	json_t *j = json_pack("{s:s,s:s,s:s,s:o,s:{s:s,s:b,s:b,s:b,s:b}}", "name", t->name, "title",
-			      t->title, "description", t->description, "inputSchema",
-			      schema_of(t, t->input_schema), "annotations", "title", t->title,
-			      "readOnlyHint", !!(t->hints & TOOL_READ_ONLY), "destructiveHint",
-			      !!(t->hints & TOOL_DESTRUCTIVE), "idempotentHint",
-			      !!(t->hints & TOOL_IDEMPOTENT), "openWorldHint",
-			      !!(t->hints & TOOL_OPEN_WORLD));
+	json_t *j = json_pack(
+	    "{s:s,s:s,s:s,s:o,s:{s:s,s:b,s:b,s:b,s:b}}", "name", t->name, "title", t->title,
+	    "description", t->description, "inputSchema", schema_of(t, t->input_schema),
+	    "annotations", "title", t->title, "readOnlyHint", !!(t->hints & TOOL_READ_ONLY),
+	    "destructiveHint", !!(t->hints & TOOL_DESTRUCTIVE), "idempotentHint",
+	    !!(t->hints & TOOL_IDEMPOTENT), "openWorldHint", !!(t->hints & TOOL_OPEN_WORLD));
 
 	if (j && t->output_schema)
 		json_object_set_new(j, "outputSchema", schema_of(t, t->output_schema));
@@ -78,8 +77,8 @@ static bool type_ok(const char *type, json_t *v)
 	if (!strcmp(type, "string"))
 		return json_is_string(v);
 	if (!strcmp(type, "integer"))
-		return json_is_integer(v) || (json_is_real(v) && json_real_value(v) ==
-							      floor(json_real_value(v)));
+		return json_is_integer(v) ||
+		       (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)));
 	if (!strcmp(type, "number"))
 		return json_is_number(v);
 	if (!strcmp(type, "boolean"))
@@ -111,9 +110,9 @@ static int check_value(const char *name, json_t *prop, json_t *v, struct err *er
 		for (i = 0; i < json_array_size(en); i++) {
 			if (json_equal(json_array_get(en, i), v))
 				return check_rest(name, prop, v, err);
-			len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0,
-						"%s%s", i ? ", " : "",
-						json_string_value(json_array_get(en, i)) ?: "?");
+			len += (size_t)snprintf(
+			    list + len, len < sizeof(list) ? sizeof(list) - len : 0, "%s%s",
+			    i ? ", " : "", json_string_value(json_array_get(en, i)) ?: "?");
 		}
 		return err_set(err, EXIT_USAGE, "argument '%s' must be one of: %s", name, list);
 	}

@@ -106,10 +106,10 @@ static int definition(struct tool_ctx *t, const char *full, const char *ext, jso
 	buf_init(&b, DEFINITION_BYTES);
 	rc = serve_catalog_render(c, path, &b);
 	if (!rc) {
-		json_array_append_new(
-		    defs, json_pack("{s:s,s:s,s:s,s:s,s:s}", "name", full, "server",
-				    cg_root_server_name(root, (size_t)i), "tool", tool, "file",
-				    path, "definition", b.data ? b.data : ""));
+		json_array_append_new(defs,
+				      json_pack("{s:s,s:s,s:s,s:s,s:s}", "name", full, "server",
+						cg_root_server_name(root, (size_t)i), "tool", tool,
+						"file", path, "definition", b.data ? b.data : ""));
 		buf_printf(text, "# %s (%s)\n%s\n", full, path, b.data ? b.data : "");
 	}
 	buf_free(&b);
@@ -121,7 +121,9 @@ static int get_tool_definitions(struct tool_ctx *t, json_t *args, struct tool_ou
 {
 	json_t *names = json_object_get(args, "tools"), *defs = json_array(), *v;
 	const char *lang = json_string_value(json_object_get(args, "language")) ?: "python";
-	const char *ext = !strcmp(lang, "typescript") ? ".ts" : !strcmp(lang, "json") ? ".json" : ".py";
+	const char *ext = !strcmp(lang, "typescript") ? ".ts"
+			  : !strcmp(lang, "json")     ? ".json"
+						      : ".py";
 	struct buf text;
 	size_t i;
 	int rc = 0;

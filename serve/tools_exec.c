@@ -80,9 +80,9 @@ static enum metrics_outcome outcome_of(json_t *res, bool cancelled)
 
 	if (json_is_true(json_object_get(res, "timed_out")))
 		return METRICS_RUN_TIMEOUT;
-	json_array_foreach(limits, i, v) if (cancelled &&
-					     !strcmp(json_string_value(v) ?: "", "interrupted"))
-	    return METRICS_RUN_CANCELLED;
+	json_array_foreach(limits, i,
+			   v) if (cancelled && !strcmp(json_string_value(v) ?: "",
+						       "interrupted")) return METRICS_RUN_CANCELLED;
 	return json_integer_value(json_object_get(res, "exit_code")) ? METRICS_RUN_FAILED
 								     : METRICS_RUN_OK;
 }
@@ -96,8 +96,7 @@ static int shape(struct tool_ctx *t, json_t *res, struct tool_out *out, struct e
 	size_t cap = t->e->o.output_cap, keep = utf8_cut(sout, olen, cap);
 	size_t tail = utf8_tail(serr, elen, STDERR_TAIL);
 	bool cut = keep < olen;
-	bool whole_cut =
-	    json_is_true(json_object_get(json_object_get(res, "truncated"), "stdout"));
+	bool whole_cut = json_is_true(json_object_get(json_object_get(res, "truncated"), "stdout"));
 	const char *run_id = json_string_value(json_object_get(res, "run_id"));
 	char rel[256] = "";
 	struct ws ws;
@@ -123,16 +122,18 @@ static int shape(struct tool_ctx *t, json_t *res, struct tool_out *out, struct e
 	if (keep && sout[keep - 1] != '\n')
 		buf_putc(&b, '\n');
 	if (cut)
-		buf_printf(&b,
-			   "[output cut at %zu of %zu bytes; the whole output%s is in the workspace "
-			   "at %s: read it with read_workspace_file or open() in code]\n",
-			   keep, olen, whole_cut ? " (itself cut at 1 MiB)" : "", rel);
+		buf_printf(
+		    &b,
+		    "[output cut at %zu of %zu bytes; the whole output%s is in the workspace "
+		    "at %s: read it with read_workspace_file or open() in code]\n",
+		    keep, olen, whole_cut ? " (itself cut at 1 MiB)" : "", rel);
 	else if (whole_cut)
 		buf_puts(&b, "[output cut at 1 MiB]\n");
 	if (elen)
 		buf_printf(&b, "--- stderr%s ---\n%s%s", tail ? " (tail)" : "", serr + tail,
 			   serr[elen - 1] == '\n' ? "" : "\n");
-	buf_printf(&b, "--- exit %lld", (long long)json_integer_value(json_object_get(res, "exit_code")));
+	buf_printf(&b, "--- exit %lld",
+		   (long long)json_integer_value(json_object_get(res, "exit_code")));
 	if (json_integer_value(json_object_get(res, "signal")))
 		buf_printf(&b, " (signal %lld)",
 			   (long long)json_integer_value(json_object_get(res, "signal")));
@@ -184,8 +185,8 @@ static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 		return err_set(err, EXIT_USAGE, "timeout_s is at most %g here", e->o.max_timeout_s);
 	rc = sched_acquire(e->sched, t->customer, &t->call->cancel);
 	if (rc < 0) {
-		metrics_run(e->metrics, rc == -ECANCELED ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR,
-			    0);
+		metrics_run(e->metrics,
+			    rc == -ECANCELED ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR, 0);
 		if (rc == -EBUSY)
 			return err_set(err, EXIT_FAILED,
 				       "busy: %u runs are going and %u more are waiting, the most "
@@ -210,7 +211,8 @@ static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 	run_free(run);
 	sched_release(e->sched, t->customer);
 	if (!res) {
-		metrics_run(e->metrics, mcp_call_cancelled(t->call) ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR,
+		metrics_run(e->metrics,
+			    mcp_call_cancelled(t->call) ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR,
 			    0);
 		return -1;
 	}
@@ -242,15 +244,18 @@ const struct serve_tool tools_exec[] = {
 	    "calls made and duration.",
 	.input_schema =
 	    "{\"type\":\"object\",\"properties\":{"
-	    "\"code\":{\"type\":\"string\",\"maxLength\":" XSTR(CODE_MAX_NUM)
-	    ",\"description\":\"The whole program. Print the results you need.\"},"
-	    "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"typescript\"],"
-	    "\"default\":\"python\"},"
-	    "\"description\":{\"type\":\"string\",\"maxLength\":1000,"
-	    "\"description\":\"One line for the session log: what this run is for.\"},"
-	    "\"timeout_s\":{\"type\":\"number\",\"minimum\":0.1,\"maximum\":300,"
-	    "\"description\":\"Wall-clock limit in seconds (default 30).\"}},"
-	    "\"required\":[\"code\"],\"additionalProperties\":false}",
+	    "\"code\":{\"type\":\"string\",\"maxLength\":" XSTR(
+		CODE_MAX_NUM) ",\"description\":\"The whole program. Print the results you "
+			      "need.\"},"
+			      "\"language\":{\"type\":\"string\",\"enum\":[\"python\","
+			      "\"typescript\"],"
+			      "\"default\":\"python\"},"
+			      "\"description\":{\"type\":\"string\",\"maxLength\":1000,"
+			      "\"description\":\"One line for the session log: what this run is "
+			      "for.\"},"
+			      "\"timeout_s\":{\"type\":\"number\",\"minimum\":0.1,\"maximum\":300,"
+			      "\"description\":\"Wall-clock limit in seconds (default 30).\"}},"
+			      "\"required\":[\"code\"],\"additionalProperties\":false}",
 	.output_schema =
 	    "{\"type\":\"object\",\"properties\":{"
 	    "\"stdout\":{\"type\":\"string\"},\"stderr_tail\":{\"type\":\"string\"},"

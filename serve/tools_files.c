@@ -53,8 +53,8 @@ static int path_ok(const char *path, bool empty_ok, struct err *err)
 static int fs_fail(struct err *err, const char *what, const char *path, int rc)
 {
 	if (rc == -ELOOP)
-		return err_set(err, EXIT_USAGE, "%s '%.200s': a symlink is on the way (not followed)",
-			       what, path);
+		return err_set(err, EXIT_USAGE,
+			       "%s '%.200s': a symlink is on the way (not followed)", what, path);
 	if (rc == -EXDEV)
 		return err_set(err, EXIT_USAGE, "%s '%.200s': leaves the workspace", what, path);
 	if (rc == -ENOENT)
@@ -78,10 +78,9 @@ static int list_one(void *ctx, const struct wsfs_entry *e)
 	char path[PATH_MAX_LEN + 300];
 
 	snprintf(path, sizeof(path), "%s%s%s", l->prefix, l->prefix[0] ? "/" : "", e->rel);
-	return json_array_append_new(l->entries,
-				     json_pack("{s:s,s:s,s:I}", "path", path, "type",
-					       type_of(e->st->st_mode), "size",
-					       (json_int_t)e->st->st_size))
+	return json_array_append_new(l->entries, json_pack("{s:s,s:s,s:I}", "path", path, "type",
+							   type_of(e->st->st_mode), "size",
+							   (json_int_t)e->st->st_size))
 		   ? -ENOMEM
 		   : 0;
 }
@@ -240,19 +239,24 @@ static int read_workspace_file(struct tool_ctx *t, json_t *args, struct tool_out
 		if (b64)
 			EVP_EncodeBlock((unsigned char *)b64, data, (int)got);
 	}
-	out->structured = json_pack("{s:s,s:I,s:I,s:I,s:b,s:s,s:s%}", "path", path, "size",
-				    (json_int_t)size, "offset", (json_int_t)off, "length",
-				    (json_int_t)got, "eof", off + got >= size, "encoding",
-				    text ? "utf-8" : "base64", "content",
-				    text ? (const char *)data : b64 ? b64 : "",
-				    text ? got : b64 ? strlen(b64) : 0);
+	out->structured =
+	    json_pack("{s:s,s:I,s:I,s:I,s:b,s:s,s:s%}", "path", path, "size", (json_int_t)size,
+		      "offset", (json_int_t)off, "length", (json_int_t)got, "eof",
+		      off + got >= size, "encoding", text ? "utf-8" : "base64", "content",
+		      text  ? (const char *)data
+		      : b64 ? b64
+			    : "",
+		      text  ? got
+		      : b64 ? strlen(b64)
+			    : 0);
 	if (out->structured && text) {
 		out->text = strndup((const char *)data, got);
 		if (out->text && off + got < size) {
 			char *more = NULL;
 
-			if (asprintf(&more, "%s\n[%zu of %zu bytes from offset %zu; read on with "
-					    "offset %zu]",
+			if (asprintf(&more,
+				     "%s\n[%zu of %zu bytes from offset %zu; read on with "
+				     "offset %zu]",
 				     out->text, got, size, off, off + got) >= 0) {
 				free(out->text);
 				out->text = more;
@@ -349,15 +353,13 @@ static int write_workspace_file(struct tool_ctx *t, json_t *args, struct tool_ou
 	if (append) {
 		fd = wsfs_open(dir, leaf, O_WRONLY | O_APPEND | O_CREAT, 0644);
 		rc = fd < 0 ? fd
-			    : fsx_write_all(fd, data ? (const char *)data
-							: json_string_value(content),
-					       len);
+			    : fsx_write_all(
+				  fd, data ? (const char *)data : json_string_value(content), len);
 		if (fd >= 0)
 			close(fd);
 	} else {
-		rc = wsfs_write_atomic(dir, leaf,
-				       data ? (const char *)data : json_string_value(content), len,
-				       0644);
+		rc = wsfs_write_atomic(
+		    dir, leaf, data ? (const char *)data : json_string_value(content), len, 0644);
 	}
 	if (!rc)
 		fchownat(dir, leaf, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
@@ -366,8 +368,8 @@ static int write_workspace_file(struct tool_ctx *t, json_t *args, struct tool_ou
 	free(data);
 	if (rc)
 		return fs_fail(err, "write", path, rc);
-	out->structured = json_pack("{s:s,s:I,s:b}", "path", path, "bytes", (json_int_t)len,
-				    "appended", append);
+	out->structured =
+	    json_pack("{s:s,s:I,s:b}", "path", path, "bytes", (json_int_t)len, "appended", append);
 	return out->structured ? 0 : err_set(err, EXIT_FAILED, "out of memory");
 }
 

@@ -35,20 +35,21 @@ static int get_session(struct tool_ctx *t, json_t *args, struct tool_out *out, s
 		if (i < from)
 			continue;
 		json_array_append_new(
-		    list, json_pack("{s:O,s:O,s:O,s:O,s:O,s:I,s:I}", "task_id",
-				    json_object_get(task, "task_id") ?: json_null(), "description",
-				    json_object_get(task, "description") ?: json_null(), "exit_code",
-				    json_object_get(task, "exit_code") ?: json_null(), "started_at",
-				    json_object_get(task, "started_at") ?: json_null(), "ended_at",
-				    json_object_get(task, "ended_at") ?: json_null(), "tool_calls",
-				    calls, "failed_calls", failed));
+		    list,
+		    json_pack("{s:O,s:O,s:O,s:O,s:O,s:I,s:I}", "task_id",
+			      json_object_get(task, "task_id") ?: json_null(), "description",
+			      json_object_get(task, "description") ?: json_null(), "exit_code",
+			      json_object_get(task, "exit_code") ?: json_null(), "started_at",
+			      json_object_get(task, "started_at") ?: json_null(), "ended_at",
+			      json_object_get(task, "ended_at") ?: json_null(), "tool_calls", calls,
+			      "failed_calls", failed));
 	}
 	cp = json_object_get(log, "checkpoint");
-	out->structured = json_pack(
-	    "{s:s,s:s,s:I,s:o,s:I,s:I,s:O,s:O}", "session_id", t->session, "customer", t->customer,
-	    "task_count", (json_int_t)n, "tasks", list, "tool_calls", all_calls, "failed_calls",
-	    all_failed, "started_at", json_object_get(log, "started_at") ?: json_null(),
-	    "checkpoint", cp ? cp : json_null());
+	out->structured = json_pack("{s:s,s:s,s:I,s:o,s:I,s:I,s:O,s:O}", "session_id", t->session,
+				    "customer", t->customer, "task_count", (json_int_t)n, "tasks",
+				    list, "tool_calls", all_calls, "failed_calls", all_failed,
+				    "started_at", json_object_get(log, "started_at") ?: json_null(),
+				    "checkpoint", cp ? cp : json_null());
 	json_decref(log);
 	return out->structured ? 0 : err_set(err, EXIT_FAILED, "out of memory");
 }

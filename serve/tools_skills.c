@@ -97,7 +97,8 @@ static int put_file(int dir, const char *rel, const char *data, size_t len, stru
 		sub = rc ? rc : wsfs_open(d, p, O_RDONLY | O_DIRECTORY, 0);
 		close(d);
 		if (sub < 0)
-			return err_set(err, EXIT_FAILED, "skill file '%s': %s", rel, strerror(-sub));
+			return err_set(err, EXIT_FAILED, "skill file '%s': %s", rel,
+				       strerror(-sub));
 		d = sub;
 	}
 	rc = wsfs_write_atomic(d, p, data, len, 0644);
@@ -163,7 +164,8 @@ static int save_skill(struct tool_ctx *t, json_t *args, struct tool_out *out, st
 	buf_printf(&md, "---\nname: %s\ndescription: \"%s\"\n---\n\n%s\n", name, desc, instr);
 	dir = wsfs_open_dir(tmp);
 	if (dir < 0 || md.len >= md.max) {
-		err_set(err, EXIT_USAGE, "%s", dir < 0 ? "temp folder vanished" : "SKILL.md past 256 KiB");
+		err_set(err, EXIT_USAGE, "%s",
+			dir < 0 ? "temp folder vanished" : "SKILL.md past 256 KiB");
 		goto out;
 	}
 	if (put_file(dir, "SKILL.md", md.data, md.len, err) < 0)

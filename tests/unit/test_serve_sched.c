@@ -49,8 +49,10 @@ static void until_queued(struct sched *s, size_t n)
 static void test_fair(void)
 {
 	struct sched *s = sched_new(1, 8);
-	struct waiter w[4] = {{s, "flood", NULL, 0, 0}, {s, "flood", NULL, 0, 0},
-			      {s, "flood", NULL, 0, 0}, {s, "quiet", NULL, 0, 0}};
+	struct waiter w[4] = {{s, "flood", NULL, 0, 0},
+			      {s, "flood", NULL, 0, 0},
+			      {s, "flood", NULL, 0, 0},
+			      {s, "quiet", NULL, 0, 0}};
 	pthread_t th[4];
 	size_t running, queued;
 	int i;
