@@ -42,7 +42,8 @@ static void usage(FILE *f)
 	    "  --max-timeout S   the longest timeout_s a run may ask for (default 300)\n"
 	    "  --drain S         on SIGTERM, how long runs in flight may go on (default 10)\n\n"
 	    "SIGTERM or SIGINT drains: no new run starts, runs in flight get --drain seconds,\n"
-	    "then are cancelled; nothing is left behind.\n");
+	    "then are cancelled; nothing is left behind. While it runs, 'mcpfs exec', 'call',\n"
+	    "'tools' and 'servers' on the same data root go through it (<root>/run/serve.sock).\n");
 }
 
 /* The signal that asked us to stop, written to a pipe the front polls. */
