@@ -265,7 +265,9 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 		o.hooks.progress = on_progress;
 		o.hooks.progress_ctx = label;
 	}
-	/* The first call starts the server; --repeat times the ones after it. */
+	/* The first call starts the server; --repeat times the ones after it.
+	 * --timeout bounds the server's start (initialize) too. */
+	o.start_timeout_s = o.timeout_s;
 	result = call_one(h, fd, server, tool, args, &o, &e);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 1; result && i < repeat; i++) {

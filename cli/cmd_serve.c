@@ -208,7 +208,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!ws_id_valid(job.customer, "customer", &err))
+	if (!id_valid(job.customer, "customer", &err))
 		return cli_fail(&err);
 	signals_block(&stop);
 	so.root = cli_root(cli);

@@ -77,13 +77,32 @@ void bridge_pass_result(void *ctx, json_t *result)
 	rq->kept = rq->ticket == 0;
 }
 
+bool bridge_charge(struct bridge *b, size_t n)
+{
+	bool ok;
+
+	pthread_mutex_lock(&b->lock);
+	ok = n <= b->budget - b->used;
+	if (ok)
+		b->used += n;
+	pthread_mutex_unlock(&b->lock);
+	return ok;
+}
+
+void bridge_uncharge(struct bridge *b, size_t n)
+{
+	pthread_mutex_lock(&b->lock);
+	b->used -= n;
+	pthread_mutex_unlock(&b->lock);
+}
+
 /* Write one reply line (@msg borrowed); replies past the cap become an error
  * for the same id. Returns 0, -E2BIG when that error went out instead, or
  * -errno. */
 static int conn_send(struct conn *c, json_t *msg)
 {
 	char *s = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
-	size_t len, off = 0;
+	size_t len, off = 0, charged = 0;
 	ssize_t w;
 	int rc = 0;
 	bool capped = false;
@@ -109,6 +128,27 @@ static int conn_send(struct conn *c, json_t *msg)
 		len = strlen(s);
 		capped = true;
 	}
+	if (!bridge_charge(c->b, len + 1)) {
+		char text[160];
+		json_t *e;
+
+		snprintf(text, sizeof(text),
+			 "reply of %zu bytes does not fit in what the run's bridge budget of %zu "
+			 "bytes has left",
+			 len, c->b->budget);
+		free(s);
+		e = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id",
+			      json_object_get(msg, "id"), "error", "code", RPC_BUSY, "message",
+			      text);
+		s = e ? json_dumps(e, JSON_COMPACT) : NULL;
+		json_decref(e);
+		if (!s)
+			return -ENOMEM;
+		len = strlen(s); /* small: sent uncharged */
+		capped = true;
+	} else {
+		charged = len + 1;
+	}
 	s[len] = '\n'; /* the terminator becomes the line end; never read as a string again */
 	pthread_mutex_lock(&c->wlock);
 	while (off < len + 1) {
@@ -123,6 +163,8 @@ static int conn_send(struct conn *c, json_t *msg)
 	}
 	pthread_mutex_unlock(&c->wlock);
 	free(s);
+	if (charged)
+		bridge_uncharge(c->b, charged);
 	return rc ? rc : capped ? -E2BIG : 0;
 }
 
@@ -234,6 +276,8 @@ static void conn_put_locked(struct conn *c)
 			break;
 		}
 	b->nconns--;
+	b->nunauthed -= !atomic_load(&c->authed);
+	b->used -= c->charged;
 	close(c->fd);
 	pthread_mutex_destroy(&c->wlock);
 	free(c->in);
@@ -267,6 +311,7 @@ static void *worker_main(void *arg)
 		if (j->req) {
 			handle(j->c, j->req, NULL);
 			json_decref(j->req);
+			bridge_uncharge(b, j->cost);
 		} else {
 			read_conn(j->c);
 		}
@@ -288,38 +333,31 @@ static void *worker_main(void *arg)
  * for good: a reader keeps its worker while its connection is quiet. Past
  * BRIDGE_MAX_WORKERS one waits: of so many, all but BRIDGE_MAX_CONNS serve
  * calls, which end. Returns 0 or -1 (then @req was answered). */
-static int enqueue(struct conn *c, json_t *req)
+static int enqueue(struct conn *c, json_t *req, size_t cost)
 {
 	struct bridge *b = c->b;
 	struct job *j = calloc(1, sizeof(*j));
-	int rc;
+	const char *why = "out of memory";
+	int code = RPC_FAILED;
 
-	if (!j) {
-		if (req)
-			reply_error(c, json_object_get(req, "id"), RPC_FAILED, "out of memory");
-		json_decref(req);
-		return -1;
-	}
+	if (!j)
+		goto out_refuse;
 	j->c = c;
 	j->req = req;
+	j->cost = cost;
 	pthread_mutex_lock(&b->lock);
 	if (req && c->pending >= BRIDGE_MAX_PENDING_PER_CONN) {
 		pthread_mutex_unlock(&b->lock);
-		reply_error(c, json_object_get(req, "id"), RPC_BUSY, "too many requests in flight");
-		json_decref(req);
-		free(j);
-		return -1;
+		code = RPC_BUSY;
+		why = "too many requests in flight";
+		goto out_refuse;
 	}
 	if (b->nqueued >= b->nidle && b->nworkers < BRIDGE_MAX_WORKERS) {
-		rc = pthread_create(&b->workers[b->nworkers], NULL, worker_main, b);
-		if (rc) {
+		if (pthread_create(&b->workers[b->nworkers], NULL, worker_main, b)) {
 			pthread_mutex_unlock(&b->lock);
-			if (req)
-				reply_error(c, json_object_get(req, "id"), RPC_BUSY,
-					    "no thread to serve the request");
-			json_decref(req);
-			free(j);
-			return -1;
+			code = RPC_BUSY;
+			why = "no thread to serve the request";
+			goto out_refuse;
 		}
 		b->nworkers++;
 	}
@@ -335,6 +373,14 @@ static int enqueue(struct conn *c, json_t *req)
 	pthread_cond_signal(&b->work);
 	pthread_mutex_unlock(&b->lock);
 	return 0;
+out_refuse:
+	if (req) {
+		reply_error(c, json_object_get(req, "id"), code, why);
+		bridge_uncharge(b, cost);
+	}
+	json_decref(req);
+	free(j);
+	return -1;
 }
 
 static bool token_equal(const char *a, const char *b)
@@ -360,9 +406,9 @@ static bool on_line(struct conn *c, char *line, size_t len, json_t **req)
 		reply_error(c, NULL, r ? RPC_INVALID : RPC_PARSE,
 			    r ? "a request must be an object" : je.text);
 		json_decref(r);
-		return c->authed;
+		return atomic_load(&c->authed);
 	}
-	if (c->authed) {
+	if (atomic_load(&c->authed)) {
 		*req = r;
 		return true;
 	}
@@ -375,7 +421,10 @@ static bool on_line(struct conn *c, char *line, size_t len, json_t **req)
 			conn_send(c, ok);
 		json_decref(ok);
 		json_decref(r);
-		c->authed = true;
+		atomic_store(&c->authed, true);
+		pthread_mutex_lock(&c->b->lock);
+		c->b->nunauthed--;
+		pthread_mutex_unlock(&c->b->lock);
 		return true;
 	}
 	reply_error(c, json_object_get(r, "id"), RPC_INVALID,
@@ -384,25 +433,66 @@ static bool on_line(struct conn *c, char *line, size_t len, json_t **req)
 	return false;
 }
 
-/* Make room for a full read chunk in @in (@cap bytes now), up to the line
- * ceiling. Returns 0 or -E2BIG/-ENOMEM. */
-static int grow(char **in, size_t *cap, size_t len)
+/* Make room for a full read chunk in @c's input, up to the line ceiling,
+ * within the run's budget, and before authentication within a few KiB.
+ * Returns 0, -E2BIG (over the ceiling), -ENOBUFS (over the budget), -EACCES
+ * (too much said before authenticating) or -ENOMEM. */
+static int grow(struct conn *c)
 {
-	size_t want = *cap ? *cap : BRIDGE_READ_CHUNK + 1;
+	size_t want = c->cap ? c->cap : BRIDGE_READ_CHUNK + 1;
 	char *p;
 
-	if (*cap - len >= BRIDGE_READ_CHUNK + 1)
+	if (c->cap - c->len >= BRIDGE_READ_CHUNK + 1)
 		return 0;
-	while (want - len < BRIDGE_READ_CHUNK + 1)
+	while (want - c->len < BRIDGE_READ_CHUNK + 1)
 		want *= 2;
 	if (want > MCPFS_BRIDGE_MAX_LINE + 2 * BRIDGE_READ_CHUNK + 2)
 		return -E2BIG;
-	p = realloc(*in, want);
-	if (!p)
+	if (!atomic_load(&c->authed) && c->len > BRIDGE_UNAUTH_BYTES)
+		return -EACCES;
+	if (!bridge_charge(c->b, want - c->cap))
+		return -ENOBUFS;
+	p = realloc(c->in, want);
+	if (!p) {
+		bridge_uncharge(c->b, want - c->cap);
 		return -ENOMEM;
-	*in = p;
-	*cap = want;
+	}
+	c->in = p;
+	c->charged += want - c->cap;
+	c->cap = want;
 	return 0;
+}
+
+/* After a long line: give a large buffer back once it is mostly empty. */
+static void shrink(struct conn *c)
+{
+	size_t want = 2 * BRIDGE_READ_CHUNK + 2;
+	char *p;
+
+	if (c->cap <= 4 * want || c->len >= want / 2)
+		return;
+	p = realloc(c->in, want);
+	if (!p)
+		return;
+	bridge_uncharge(c->b, c->cap - want);
+	c->charged -= c->cap - want;
+	c->in = p;
+	c->cap = want;
+}
+
+/* Why grow failed, for the code. */
+static const char *grow_why(int rc)
+{
+	switch (rc) {
+	case -E2BIG:
+		return "request line too long";
+	case -ENOBUFS:
+		return "request does not fit in what the run's bridge budget has left";
+	case -EACCES:
+		return "the first request must be auth with the run's token";
+	default:
+		return "out of memory";
+	}
 }
 
 /* Park @c with the watcher while its reader serves a request: data that
@@ -460,7 +550,7 @@ static void claim(struct bridge *b, uint64_t id)
 	c->parked = 0;
 	c->refs++; /* held across enqueue, which takes its own */
 	pthread_mutex_unlock(&b->lock);
-	if (enqueue(c, NULL) < 0)
+	if (enqueue(c, NULL, 0) < 0)
 		shutdown(c->fd, SHUT_RD);
 	pthread_mutex_lock(&b->lock);
 	conn_put_locked(c);
@@ -495,18 +585,21 @@ static void spin_for_request(struct conn *c)
  * pool but the last, returned in *last (NULL if none). Returns false when
  * the read side ends: EOF, or the connection is to be closed (bad token,
  * overlong line). */
-static bool read_requests(struct conn *c, json_t **last)
+static bool read_requests(struct conn *c, json_t **last, size_t *last_cost)
 {
 	json_t *req;
 	bool open = true, eof = false;
 	ssize_t r;
 	char *nl;
 	size_t used, n;
+	int rc;
 
 	*last = NULL;
+	*last_cost = 0;
 	while (open && !*last) {
-		if (grow(&c->in, &c->cap, c->len) < 0) {
-			reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
+		if ((rc = grow(c)) < 0) {
+			reply_error(c, NULL, rc == -ENOBUFS ? RPC_BUSY : RPC_TOO_LARGE,
+				    grow_why(rc));
 			open = false;
 			break;
 		}
@@ -529,10 +622,17 @@ static bool read_requests(struct conn *c, json_t **last)
 				open = false;
 			} else if (n && !on_line(c, c->in + used, n, &req)) {
 				open = false;
+			} else if (n && req && !bridge_charge(c->b, n)) {
+				/* The run goes on: this request alone fails. */
+				reply_error(c, json_object_get(req, "id"), RPC_BUSY,
+					    "the run's bridge budget is used up by requests in "
+					    "flight: try again when they are answered");
+				json_decref(req);
 			} else if (n && req) {
 				if (*last)
-					enqueue(c, *last);
+					enqueue(c, *last, *last_cost);
 				*last = req;
+				*last_cost = n;
 			}
 			used += n + 1;
 		}
@@ -542,6 +642,7 @@ static bool read_requests(struct conn *c, json_t **last)
 		}
 		memmove(c->in, c->in + used, c->len - used);
 		c->len -= used;
+		shrink(c);
 	}
 	if (open && !eof)
 		return true;
@@ -549,8 +650,9 @@ static bool read_requests(struct conn *c, json_t **last)
 	 * client sees the end at once. */
 	shutdown(c->fd, eof && open ? SHUT_RD : SHUT_RDWR);
 	free(c->in);
+	bridge_uncharge(c->b, c->charged);
 	c->in = NULL;
-	c->cap = c->len = 0;
+	c->cap = c->len = c->charged = 0;
 	return false;
 }
 
@@ -561,20 +663,22 @@ static void read_conn(struct conn *c)
 {
 	uint64_t ticket = 0;
 	json_t *last;
+	size_t cost;
 	bool more, kept;
 
 	for (;;) {
-		more = read_requests(c, &last);
+		more = read_requests(c, &last, &cost);
 		if (!last)
 			return;
 		if (more && !(ticket = park(c))) {
 			/* no watcher: another worker reads on */
-			if (enqueue(c, NULL) < 0)
+			if (enqueue(c, NULL, 0) < 0)
 				shutdown(c->fd, SHUT_RD);
 			more = false;
 		}
 		kept = handle(c, last, more ? &ticket : NULL);
 		json_decref(last);
+		bridge_uncharge(c->b, cost);
 		if (!more || !(kept || unpark(c, ticket)))
 			return;
 		c->served_ms = clock_now_ms();
@@ -599,12 +703,38 @@ static struct conn *conn_new(struct bridge *b, int fd)
 	none.data.u64 = c->id;
 	epoll_ctl(b->epfd, EPOLL_CTL_ADD, fd, &none);
 	c->refs = 1; /* held until the read job is queued */
+	c->born_ms = clock_now_ms();
+	b->nunauthed++;
 	pthread_mutex_init(&c->wlock, NULL);
 	c->next = b->conns;
 	b->conns = c;
 	b->nconns++;
 	pthread_mutex_unlock(&b->lock);
 	return c;
+}
+
+/* Close the connections that have not authenticated in time: their readers
+ * wake and end them. Returns how long the watcher may sleep (ms, -1: for
+ * good). */
+static int expire_unauthed(struct bridge *b)
+{
+	double now = clock_now_ms();
+	struct conn *c;
+	int wait = -1;
+
+	pthread_mutex_lock(&b->lock);
+	for (c = b->nunauthed ? b->conns : NULL; c; c = c->next) {
+		if (atomic_load(&c->authed) || c->expired)
+			continue;
+		if (now - c->born_ms >= BRIDGE_UNAUTH_MS) {
+			c->expired = true;
+			shutdown(c->fd, SHUT_RDWR);
+		} else if (wait < 0 || BRIDGE_UNAUTH_MS - (now - c->born_ms) + 1 < wait) {
+			wait = (int)(BRIDGE_UNAUTH_MS - (now - c->born_ms)) + 1;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	return wait;
 }
 
 /* The watcher: new connections, and data on parked ones. */
@@ -616,7 +746,7 @@ static void *acceptor_main(void *arg)
 	int n, i, fd;
 
 	for (;;) {
-		n = epoll_wait(b->epfd, evs, sizeof(evs) / sizeof(evs[0]), -1);
+		n = epoll_wait(b->epfd, evs, sizeof(evs) / sizeof(evs[0]), expire_unauthed(b));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -637,7 +767,7 @@ static void *acceptor_main(void *arg)
 				close(fd);
 				continue;
 			}
-			enqueue(c, NULL);
+			enqueue(c, NULL, 0);
 			pthread_mutex_lock(&b->lock);
 			conn_put_locked(c);
 			pthread_mutex_unlock(&b->lock);
@@ -759,6 +889,8 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 	b->on_call_ctx = o->on_call_ctx;
 	b->search = o->search;
 	b->max_result = o->max_result ? o->max_result : MCPFS_BRIDGE_MAX_LINE;
+	b->budget = o->budget ? o->budget : BRIDGE_DEFAULT_BUDGET;
+	pthread_cond_init(&b->slot, NULL);
 	b->path = dup_or_null(path, &fail);
 	b->token = dup_or_null(o->token ? o->token : "", &fail);
 	b->customer = dup_or_null(o->customer, &fail);
@@ -830,6 +962,7 @@ void bridge_stop(struct bridge *b)
 	}
 	cancel_fire(&b->cancel);
 	pthread_mutex_lock(&b->lock);
+	pthread_cond_broadcast(&b->slot); /* calls waiting for a slot give up */
 	/* End every connection: blocked reads return, read jobs end, calls
 	 * in flight return cancelled and drop their references. */
 	while (b->conns) {
@@ -871,6 +1004,7 @@ void bridge_free(struct bridge *b)
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->work);
 	pthread_cond_destroy(&b->idle);
+	pthread_cond_destroy(&b->slot);
 	cancel_destroy(&b->cancel);
 	free(b);
 }

@@ -14,7 +14,13 @@
  *   checkpoint/get   {} -> the checkpoint object, or null
  * Several requests may be in flight on one connection; replies carry their
  * ids and may come in any order. Errors are JSON-RPC errors with a one-line
- * message. Lines are capped (MCPFS_BRIDGE_MAX_LINE); a longer one is an error. */
+ * message. Lines are capped (MCPFS_BRIDGE_MAX_LINE); a longer one is an error.
+ *
+ * Budgets bound what a run's code can make mcpfs hold, outside the run's
+ * own memory limit: requests and replies in memory at once (bridge_opts.
+ * budget; past it a request or reply fails with an error and the run goes
+ * on), 32 tool calls in flight (more wait their turn), 256 connections, and
+ * a connection that has not authenticated within 4 KiB and 5 s is closed. */
 #ifndef MCPFS_EXECUTOR_BRIDGE_H
 #define MCPFS_EXECUTOR_BRIDGE_H
 
@@ -38,16 +44,17 @@ struct bridge;
 typedef void (*bridge_call_fn)(void *ctx, const char *server, const char *tool, bool ok, double ms);
 
 struct bridge_opts {
-	struct hub *hub;	/* borrowed; outlives the bridge */
-	const char *token;	/* copied; the secret every connection must present first */
-	const char *customer;	/* copied; hub_call_opts.customer, NULL: none */
-	const char *workspace;	/* copied; hub_call_opts.workspace, NULL: none */
-	const struct ws *ws;	/* borrowed; checkpoints go to its session log; NULL: refused */
-	const char *session;	/* copied; the session the checkpoints belong to */
-	double call_timeout_s;	/* per tools/call; <= 0: the server's configured timeout */
-	double deadline_s;	/* clock_now_s() by which every call ends; 0: none */
-	size_t max_result;	/* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
-	size_t max_records;	/* calls bridge_calls lists; 0: 100,000 */
+	struct hub *hub;       /* borrowed; outlives the bridge */
+	const char *token;     /* copied; the secret every connection must present first */
+	const char *customer;  /* copied; hub_call_opts.customer, NULL: none */
+	const char *workspace; /* copied; hub_call_opts.workspace, NULL: none */
+	const struct ws *ws;   /* borrowed; checkpoints go to its session log; NULL: refused */
+	const char *session;   /* copied; the session the checkpoints belong to */
+	double call_timeout_s; /* per tools/call; <= 0: the server's configured timeout */
+	double deadline_s;     /* clock_now_s() by which every call ends; 0: none */
+	size_t max_result;     /* cap on one reply line; 0: MCPFS_BRIDGE_MAX_LINE */
+	size_t max_records;    /* calls bridge_calls lists; 0: 100,000 */
+	size_t budget; /* bytes the run's requests and replies may hold at once; 0: 64 MiB */
 	bridge_call_fn on_call; /* NULL: none */
 	void *on_call_ctx;
 	/* borrowed; answers tools/search; NULL: refused */

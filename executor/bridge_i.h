@@ -20,6 +20,16 @@
 #define BRIDGE_MAX_CONNS 256
 #define BRIDGE_MAX_WORKERS (BRIDGE_MAX_CONNS + 64)
 #define BRIDGE_MAX_PENDING_PER_CONN 1024
+/* Budgets, so that mcpfs's own memory stays bounded whatever jailed code
+ * sends (the run's cgroup does not cover mcpfs): the bytes a run's requests
+ * and replies may hold at once (input buffers, parsed requests, replies
+ * being written), the tool calls a run may have in flight (each result is
+ * held whole until it is answered), and how much and how long a connection
+ * may talk before it authenticates. */
+#define BRIDGE_DEFAULT_BUDGET (64u << 20)
+#define BRIDGE_MAX_CALLS 32
+#define BRIDGE_UNAUTH_BYTES 4096
+#define BRIDGE_UNAUTH_MS 5000.0
 
 enum {
 	RPC_PARSE = -32700,
@@ -42,7 +52,10 @@ struct conn {
 	size_t cap, len;
 	double served_ms; /* when its last request was served, else 0 */
 	bool spin;	  /* the next request is expected soon: poll for it */
-	bool authed;
+	size_t charged;	  /* of the budget, for in */
+	atomic_bool authed;
+	double born_ms;	   /* accepted at; the watcher closes it unauthenticated */
+	bool expired;	   /* the watcher closed it; protected by b->lock */
 	uint64_t tickets;  /* parks so far; protected by b->lock */
 	uint64_t parked;   /* the park's ticket while its reader serves, else 0; b->lock */
 	unsigned refs;	   /* the read side + call jobs; protected by b->lock */
@@ -53,6 +66,7 @@ struct conn {
 struct job {
 	struct conn *c; /* holds a reference */
 	json_t *req;	/* new; NULL: read requests from the connection */
+	size_t cost;	/* of the budget, for req */
 	struct job *next;
 };
 
@@ -85,6 +99,10 @@ struct bridge {
 	unsigned nconns;
 	uint64_t next_id;
 	bool stopping;
+	size_t budget, used; /* bytes; bridge_charge */
+	unsigned calls;	     /* tools/call in flight */
+	pthread_cond_t slot; /* a call ended, or stopping */
+	unsigned nunauthed;  /* connections not yet authenticated */
 };
 
 /* A request being served: where its reply goes. */
@@ -104,6 +122,11 @@ struct bridge_method {
 	json_t *(*run)(struct bridge *b, struct request *rq, json_t *params, int *code,
 		       struct err *err);
 };
+
+/* Take @n bytes of the run's budget: false, taking nothing, when they are
+ * not there. bridge_uncharge gives them back. */
+bool bridge_charge(struct bridge *b, size_t n);
+void bridge_uncharge(struct bridge *b, size_t n);
 
 /* The method called @name, or NULL. */
 const struct bridge_method *bridge_method_find(const char *name);

@@ -18,6 +18,30 @@ const char *bridge_plain_string(json_t *obj, const char *key)
 	return s && strlen(s) == json_string_length(v) ? s : NULL;
 }
 
+/* Each call in flight holds its result whole until it is answered: at most
+ * BRIDGE_MAX_CALLS at once per run, the rest wait their turn. False when the
+ * bridge stops meanwhile. */
+static bool slot_take(struct bridge *b)
+{
+	bool ok;
+
+	pthread_mutex_lock(&b->lock);
+	while (b->calls >= BRIDGE_MAX_CALLS && !cancel_fired(&b->cancel))
+		pthread_cond_wait(&b->slot, &b->lock);
+	ok = !cancel_fired(&b->cancel);
+	b->calls += ok;
+	pthread_mutex_unlock(&b->lock);
+	return ok;
+}
+
+static void slot_give(struct bridge *b)
+{
+	pthread_mutex_lock(&b->lock);
+	b->calls--;
+	pthread_cond_signal(&b->slot);
+	pthread_mutex_unlock(&b->lock);
+}
+
 static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params, int *code,
 			    struct err *err)
 {
@@ -48,7 +72,13 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 		o.hooks.result_ctx = rq;
 	}
 	t0 = clock_now_ms();
+	if (!slot_take(b)) {
+		*code = RPC_FAILED;
+		err_set(err, EXIT_FAILED, "tools/call '%s' cancelled: the run is ending", tool);
+		return NULL;
+	}
 	res = hub_call(b->hub, server, tool, json_is_object(args) ? args : NULL, &o, err);
+	slot_give(b);
 	ms = clock_now_ms() - t0;
 	ok = res && !json_is_true(json_object_get(res, "isError"));
 	/* Not passed on by pass_result: reply here, so that a result over the

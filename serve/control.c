@@ -199,8 +199,8 @@ static json_t *c_exec(struct conn *cn, json_t *p)
 	json_t *out;
 	int rc;
 
-	if (!json_is_string(code) || !ws_id_valid(customer, "customer", &err) ||
-	    (ro.session && !ws_id_valid(ro.session, "session", &err))) {
+	if (!json_is_string(code) || !id_valid(customer, "customer", &err) ||
+	    (ro.session && !id_valid(ro.session, "session", &err))) {
 		if (!err.text[0])
 			err_set(&err, EXIT_USAGE, "exec wants code");
 		return fail(&err);

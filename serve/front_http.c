@@ -52,8 +52,8 @@ struct stream {
 struct session {
 	struct front_http *h;
 	struct mcp_conn *conn; /* a reference; closed when the session ends */
-	char id[WS_ID_MAX + 1];
-	char customer[WS_ID_MAX + 1];
+	char id[ID_MAX + 1];
+	char customer[ID_MAX + 1];
 	pthread_mutex_t lock;	/* streams, get */
 	struct stream *streams; /* POST streams */
 	struct stream *get;	/* the GET stream, or NULL */
@@ -692,7 +692,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 {
 	struct front_http *h = cls;
 	struct req *rq = *con_cls;
-	char customer[WS_ID_MAX + 1];
+	char customer[ID_MAX + 1];
 	const char *why = NULL;
 	unsigned status;
 

@@ -124,8 +124,8 @@ struct mcp_conn *mcp_conn_new(struct serve_engine *e, const char *customer, cons
 {
 	struct mcp_conn *c;
 
-	if (!ws_id_valid(customer, "customer", err) ||
-	    (session && !ws_id_valid(session, "session", err)))
+	if (!id_valid(customer, "customer", err) ||
+	    (session && !id_valid(session, "session", err)))
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
@@ -141,7 +141,7 @@ struct mcp_conn *mcp_conn_new(struct serve_engine *e, const char *customer, cons
 	snprintf(c->customer, sizeof(c->customer), "%s", customer);
 	if (session)
 		snprintf(c->session, sizeof(c->session), "%s", session);
-	else if (session_id_new(c->session, sizeof(c->session)) < 0) {
+	else if (run_id_new(c->session, sizeof(c->session)) < 0) {
 		err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
 		mcp_conn_unref(c);
 		return NULL;

@@ -33,8 +33,8 @@ struct mcp_call {
 struct mcp_conn {
 	struct serve_engine *e;
 	struct mcp_conn_ops ops;
-	char customer[WS_ID_MAX + 1];
-	char session[WS_ID_MAX + 1];
+	char customer[ID_MAX + 1];
+	char session[ID_MAX + 1];
 	char protocol[32];
 	pthread_mutex_t lock; /* calls, refs, closed, initialized, the send order */
 	pthread_cond_t idle;  /* broadcast when a call ends */

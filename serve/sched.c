@@ -13,7 +13,7 @@
 
 /* A customer with runs going or waiting. */
 struct load {
-	char customer[WS_ID_MAX + 1];
+	char customer[ID_MAX + 1];
 	size_t running, waiting;
 	uint64_t granted; /* sched.grants when it last got a slot; 0: never */
 	struct load *next;

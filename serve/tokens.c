@@ -62,7 +62,7 @@ int token_create(const char *root, const char *customer, char *out, char *id, st
 	json_t *rec;
 	int fd, rc;
 
-	if (!ws_id_valid(customer, "customer", err))
+	if (!id_valid(customer, "customer", err))
 		return -1;
 	if (dir_of(root, dir, sizeof(dir), true) < 0)
 		return err_set(err, EXIT_FAILED, "mkdir %s: %s", dir, strerror(errno));
@@ -165,7 +165,7 @@ json_t *token_list(const char *root, const char *customer, struct err *err)
 	json_t *arr;
 	int rc;
 
-	if (!ws_id_valid(customer, "customer", err))
+	if (!id_valid(customer, "customer", err))
 		return NULL;
 	arr = json_array();
 	if (!arr) {
@@ -204,7 +204,7 @@ int token_revoke(const char *root, const char *customer, const char *id, size_t 
 	char dir[4096];
 	int rc, dfd;
 
-	if (!ws_id_valid(customer, "customer", err))
+	if (!id_valid(customer, "customer", err))
 		return -1;
 	rc = each(root, customer, revoke_one, &r);
 	if (rc < 0)

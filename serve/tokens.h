@@ -29,7 +29,7 @@ json_t *token_list(const char *root, const char *customer, struct err *err);
 int token_revoke(const char *root, const char *customer, const char *id, size_t *n,
 		 struct err *err);
 
-/* The customer @token belongs to, into @customer (at least WS_ID_MAX + 1).
+/* The customer @token belongs to, into @customer (at least ID_MAX + 1).
  * Returns 0, -ENOENT for a token that is unknown, revoked or malformed, or
  * -errno. */
 int token_lookup(const char *root, const char *token, char *customer, size_t n);

@@ -11,7 +11,7 @@
 #include "../common/buf.h"
 #include "../executor/run.h"
 #include "../search/search.h"
-#include "../workspaces/wsfs.h"
+#include "../common/fsx.h"
 #include "engine.h"
 #include "mcp_i.h"
 #include "metrics.h"
@@ -54,14 +54,14 @@ static int save_output(const char *workspace, const char *run_id, const char *da
 
 	snprintf(name, sizeof(name), "%s.txt", run_id);
 	snprintf(rel, n, OUTPUT_DIR "/%s", name);
-	top = wsfs_open_dir(workspace);
+	top = fsx_open_dir(workspace);
 	if (top < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", workspace, strerror(-top));
-	rc = fstat(top, &st) < 0 ? -errno : wsfs_mkdir(top, OUTPUT_DIR, 0755);
+	rc = fstat(top, &st) < 0 ? -errno : fsx_mkdir_at(top, OUTPUT_DIR, 0755);
 	if (!rc) {
 		fchownat(top, OUTPUT_DIR, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
-		dir = wsfs_open(top, OUTPUT_DIR, O_RDONLY | O_DIRECTORY, 0);
-		rc = dir < 0 ? dir : wsfs_write_atomic(dir, name, data, len, 0644);
+		dir = fsx_open_at(top, OUTPUT_DIR, O_RDONLY | O_DIRECTORY, 0);
+		rc = dir < 0 ? dir : fsx_write_atomic_at(dir, name, data, len, 0644);
 	}
 	if (!rc)
 		fchownat(dir, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);

@@ -1,5 +1,5 @@
 /* The workspace from outside the jail: list, read, write. Every path is
- * resolved beneath the workspace's folder fd with openat2 (workspaces/wsfs.h):
+ * resolved beneath the workspace's folder fd with openat2 (common/fsx.h):
  * no "..", no absolute path, no symlink on the way, even one the customer's
  * own code planted. */
 #define _GNU_SOURCE
@@ -15,7 +15,7 @@
 
 #include "../common/buf.h"
 #include "../common/fsx.h"
-#include "../workspaces/wsfs.h"
+#include "../common/fsx.h"
 #include "tools.h"
 
 #define LIST_MAX 1000
@@ -72,7 +72,7 @@ struct listing {
 	const char *prefix; /* the listed folder's path in the workspace */
 };
 
-static int list_one(void *ctx, const struct wsfs_entry *e)
+static int list_one(void *ctx, const struct fsx_entry *e)
 {
 	struct listing *l = ctx;
 	char path[PATH_MAX_LEN + 300];
@@ -88,7 +88,7 @@ static int list_one(void *ctx, const struct wsfs_entry *e)
 /* The entries of the folder @fd (consumed), one level. */
 static int list_flat(int fd, struct listing *l)
 {
-	struct wsfs_entry e;
+	struct fsx_entry e;
 	struct dirent *d;
 	struct stat st;
 	size_t n = 0;
@@ -104,7 +104,7 @@ static int list_flat(int fd, struct listing *l)
 			continue;
 		if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		e = (struct wsfs_entry){d->d_name, &st, dirfd(dir), d->d_name};
+		e = (struct fsx_entry){d->d_name, &st, dirfd(dir), d->d_name};
 		rc = list_one(l, &e);
 		n++;
 	}
@@ -131,10 +131,10 @@ static int list_workspace_files(struct tool_ctx *t, json_t *args, struct tool_ou
 
 	if (path_ok(path, true, err) < 0 || tool_ws(t, &ws, err) < 0)
 		return -1;
-	top = wsfs_open_dir(ws.workspace);
+	top = fsx_open_dir(ws.workspace);
 	if (top < 0)
 		return fs_fail(err, "open", "the workspace", top);
-	fd = wsfs_open(top, path[0] ? path : ".", O_RDONLY | O_DIRECTORY, 0);
+	fd = fsx_open_at(top, path[0] ? path : ".", O_RDONLY | O_DIRECTORY, 0);
 	close(top);
 	if (fd < 0)
 		return fs_fail(err, "list", path, fd);
@@ -144,7 +144,7 @@ static int list_workspace_files(struct tool_ctx *t, json_t *args, struct tool_ou
 		return err_set(err, EXIT_FAILED, "out of memory");
 	}
 	if (recursive) {
-		rc = wsfs_walk(fd, LIST_MAX + 1, list_one, &l);
+		rc = fsx_walk_at(fd, LIST_MAX + 1, list_one, &l);
 		close(fd);
 	} else {
 		rc = list_flat(fd, &l);
@@ -203,10 +203,10 @@ static int read_workspace_file(struct tool_ctx *t, json_t *args, struct tool_out
 
 	if (path_ok(path, false, err) < 0 || tool_ws(t, &ws, err) < 0)
 		return -1;
-	top = wsfs_open_dir(ws.workspace);
+	top = fsx_open_dir(ws.workspace);
 	if (top < 0)
 		return fs_fail(err, "open", "the workspace", top);
-	fd = wsfs_open(top, path, O_RDONLY, 0);
+	fd = fsx_open_at(top, path, O_RDONLY, 0);
 	close(top);
 	if (fd < 0)
 		return fs_fail(err, "read", path, fd);
@@ -280,10 +280,10 @@ static int parent_dir(int top, char *path, const char **leaf, uid_t uid, gid_t g
 	while ((slash = strchr(p, '/'))) {
 		*slash = '\0';
 		if (*p && strcmp(p, ".")) {
-			rc = wsfs_mkdir(dir, p, 0755);
+			rc = fsx_mkdir_at(dir, p, 0755);
 			if (!rc)
 				fchownat(dir, p, uid, gid, AT_SYMLINK_NOFOLLOW);
-			sub = rc ? rc : wsfs_open(dir, p, O_RDONLY | O_DIRECTORY, 0);
+			sub = rc ? rc : fsx_open_at(dir, p, O_RDONLY | O_DIRECTORY, 0);
 			close(dir);
 			if (sub < 0)
 				return sub;
@@ -336,7 +336,7 @@ static int write_workspace_file(struct tool_ctx *t, json_t *args, struct tool_ou
 		free(data);
 		return err_set(err, EXIT_USAGE, "content is larger than 4 MiB");
 	}
-	top = wsfs_open_dir(ws.workspace);
+	top = fsx_open_dir(ws.workspace);
 	if (top < 0) {
 		free(data);
 		return fs_fail(err, "open", "the workspace", top);
@@ -351,14 +351,14 @@ static int write_workspace_file(struct tool_ctx *t, json_t *args, struct tool_ou
 		return fs_fail(err, "write", path, dir);
 	}
 	if (append) {
-		fd = wsfs_open(dir, leaf, O_WRONLY | O_APPEND | O_CREAT, 0644);
+		fd = fsx_open_at(dir, leaf, O_WRONLY | O_APPEND | O_CREAT, 0644);
 		rc = fd < 0 ? fd
 			    : fsx_write_all(
 				  fd, data ? (const char *)data : json_string_value(content), len);
 		if (fd >= 0)
 			close(fd);
 	} else {
-		rc = wsfs_write_atomic(
+		rc = fsx_write_atomic_at(
 		    dir, leaf, data ? (const char *)data : json_string_value(content), len, 0644);
 	}
 	if (!rc)

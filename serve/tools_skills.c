@@ -12,7 +12,7 @@
 #include "../common/buf.h"
 #include "../common/fsx.h"
 #include "../skills/skills.h"
-#include "../workspaces/wsfs.h"
+#include "../common/fsx.h"
 #include "engine.h"
 #include "tools.h"
 
@@ -93,15 +93,15 @@ static int put_file(int dir, const char *rel, const char *data, size_t len, stru
 	snprintf(path, sizeof(path), "%s", rel);
 	for (p = path; (slash = strchr(p, '/')); p = slash + 1) {
 		*slash = '\0';
-		rc = wsfs_mkdir(d, p, 0755);
-		sub = rc ? rc : wsfs_open(d, p, O_RDONLY | O_DIRECTORY, 0);
+		rc = fsx_mkdir_at(d, p, 0755);
+		sub = rc ? rc : fsx_open_at(d, p, O_RDONLY | O_DIRECTORY, 0);
 		close(d);
 		if (sub < 0)
 			return err_set(err, EXIT_FAILED, "skill file '%s': %s", rel,
 				       strerror(-sub));
 		d = sub;
 	}
-	rc = wsfs_write_atomic(d, p, data, len, 0644);
+	rc = fsx_write_atomic_at(d, p, data, len, 0644);
 	close(d);
 	return rc ? err_set(err, EXIT_FAILED, "skill file '%s': %s", rel, strerror(-rc)) : 0;
 }
@@ -162,7 +162,7 @@ static int save_skill(struct tool_ctx *t, json_t *args, struct tool_out *out, st
 		return err_set(err, EXIT_FAILED, "mkdtemp %s: %s", tmp, strerror(errno));
 	buf_init(&md, SKILL_MD_MAX);
 	buf_printf(&md, "---\nname: %s\ndescription: \"%s\"\n---\n\n%s\n", name, desc, instr);
-	dir = wsfs_open_dir(tmp);
+	dir = fsx_open_dir(tmp);
 	if (dir < 0 || md.len >= md.max) {
 		err_set(err, EXIT_USAGE, "%s",
 			dir < 0 ? "temp folder vanished" : "SKILL.md past 256 KiB");

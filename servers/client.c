@@ -67,8 +67,6 @@ struct client {
 	/* Re-initialization after -ESTALE: one at a time, once per lost session. */
 	pthread_mutex_t reinit_lock;
 	unsigned session; /* protected by reinit_lock */
-
-	char protocol_version[32]; /* set by the handshake */
 };
 
 static const struct transport_ops *ops_for(enum server_transport tr)
@@ -262,10 +260,10 @@ static void sink_closed(void *ctx, const char *why)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* elicitation/create: there is no user to ask. We do not advertise the
- * capability; a server that asks anyway gets the form accepted with the
- * schema's defaults (SEP-1034) when every required field has one, and
- * declined otherwise. URL mode needs a browser: an error. */
+/* elicitation/create: there is no user to ask. Form mode is declared: the
+ * form is accepted with the schema's defaults (SEP-1034) when every
+ * required field has one, and declined otherwise. URL mode is not declared
+ * (it needs a person with a browser): invalid params. */
 static json_t *elicit(struct client *c, json_t *id, const json_t *params)
 {
 	const json_t *schema = json_object_get(params, "requestedSchema");
@@ -277,8 +275,8 @@ static json_t *elicit(struct client *c, json_t *id, const json_t *params)
 	size_t i;
 
 	if (mode && strcmp(mode, "form"))
-		return jsonrpc_error_new(id, JSONRPC_METHOD_NOT_FOUND,
-					 "mcpfs cannot elicit in this mode (no user attached)");
+		return jsonrpc_error_new(id, JSONRPC_INVALID_PARAMS,
+					 "mcpfs declared form elicitation only, not this mode");
 	content = json_object();
 	json_object_foreach((json_t *)props, key, prop)
 	{
@@ -452,6 +450,29 @@ static void send_cancelled(struct client *c, json_int_t id, const char *reason)
 	json_decref(n);
 }
 
+/* For a -32042 error (URL elicitation required): " (open URL to go on)"
+ * with the URLs it names, for the person who reads the error; else "". */
+static const char *elicitation_urls(const json_t *error, char *out, size_t n)
+{
+	const json_t *e;
+	const char *url;
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	if (json_integer_value(json_object_get(error, "code")) != -32042)
+		return out;
+	json_array_foreach(json_object_get(json_object_get(error, "data"), "elicitations"), i, e)
+	{
+		url = json_string_value(json_object_get(e, "url"));
+		if (url && len < n)
+			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? ", " : " (open ",
+						url);
+	}
+	if (len && len + 16 < n)
+		snprintf(out + len, n - len, " to go on)");
+	return out;
+}
+
 /* One request: @params stolen. Returns the new "result" member, or NULL with
  * @err. @what names the request in messages ("tools/call 'echo'"). */
 static json_t *request(struct client *c, const char *method, json_t *params, const char *what,
@@ -459,6 +480,7 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 		       struct err *err)
 {
 	struct pending p = {.hooks = hooks};
+	char urls[400];
 	struct cancel *cancel = hooks ? hooks->cancel : NULL;
 	struct cancel_wait cw = {.lock = &c->lock, .cond = &p.cond};
 	struct timespec deadline;
@@ -514,6 +536,14 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 		err_set(err, EXIT_FAILED, "server '%s': %s cancelled", c->sc->name, what);
 		goto out_msg;
 	}
+	if (timed_out && !strcmp(method, "initialize")) {
+		/* The spec forbids cancelling initialize: the connection is
+		 * given up instead (client_connect closes the transport). */
+		server_log_printf(c->log, "initialize timed out after %.3g s", timeout_s);
+		err_set(err, EXIT_UNREACHABLE, "server '%s': initialize timed out after %.3g s",
+			c->sc->name, timeout_s);
+		goto out_msg;
+	}
 	if (timed_out) {
 		send_cancelled(c, p.id, "timed out");
 		server_log_printf(c->log, "%s timed out after %.3g s: sent notifications/cancelled",
@@ -526,9 +556,10 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 		goto out_msg;
 	error = json_object_get(p.response, "error");
 	if (error) {
-		err_set(err, EXIT_FAILED, "server '%s': %s: JSON-RPC error %lld: %s", c->sc->name,
+		err_set(err, EXIT_FAILED, "server '%s': %s: JSON-RPC error %lld: %s%s", c->sc->name,
 			what, (long long)json_integer_value(json_object_get(error, "code")),
-			json_string_value(json_object_get(error, "message")) ?: "(no message)");
+			json_string_value(json_object_get(error, "message")) ?: "(no message)",
+			elicitation_urls(error, urls, sizeof(urls)));
 	} else if (!json_is_object(json_object_get(p.response, "result"))) {
 		err_set(err, EXIT_FAILED, "server '%s': %s: the result is not an object",
 			c->sc->name, what);
@@ -570,6 +601,23 @@ static bool version_accepted(const char *v)
 	return false;
 }
 
+/* logging/setLevel with the config's "logLevel", when the server logs.
+ * Its messages (notifications/message) go to the server's log. A server
+ * that refuses costs a line in that log, not the connection. */
+static void set_log_level(struct client *c, json_t *init)
+{
+	struct err e = {0};
+	json_t *r;
+
+	if (!c->sc->log_level || !json_object_get(json_object_get(init, "capabilities"), "logging"))
+		return;
+	r = request(c, "logging/setLevel", json_pack("{s:s}", "level", c->sc->log_level),
+		    "logging/setLevel", timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S),
+		    NULL, false, &e);
+	server_log_printf(c->log, "logging/setLevel %s: %s", c->sc->log_level, r ? "ok" : e.text);
+	json_decref(r);
+}
+
 static int handshake(struct client *c, struct err *err)
 {
 	json_t *params, *caps, *result, *note;
@@ -581,6 +629,9 @@ static int handshake(struct client *c, struct err *err)
 	 * its command-line folders with the client's roots. */
 	if (caps && c->sc->nroots)
 		json_object_set_new(caps, "roots", json_pack("{s:b}", "listChanged", 0));
+	/* Forms are answered (elicit below); URLs need a person with a browser. */
+	if (caps)
+		json_object_set_new(caps, "elicitation", json_pack("{s:{}}", "form"));
 	params = json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion", protocol_versions[0],
 			   "capabilities", caps, "clientInfo", "name", "mcpfs", "version",
 			   CLIENT_VERSION);
@@ -597,7 +648,6 @@ static int handshake(struct client *c, struct err *err)
 			c->sc->name, version ? version : "(none)");
 		goto out_result;
 	}
-	snprintf(c->protocol_version, sizeof(c->protocol_version), "%s", version);
 	note = jsonrpc_notification_new("notifications/initialized", NULL);
 	if (!note || send_msg(c, note, false, err) < 0) {
 		if (!note)
@@ -613,6 +663,7 @@ static int handshake(struct client *c, struct err *err)
 	    json_string_value(json_object_get(json_object_get(result, "serverInfo"), "version"))
 		?: "?");
 	c->ops->ready(c->t, version);
+	set_log_level(c, result);
 	rc = 0;
 out_result:
 	json_decref(result);
@@ -738,6 +789,135 @@ json_t *client_call_tool(struct client *c, const char *tool, json_t *args, doubl
 	    true, err);
 }
 
+/* Wait until @until (monotonic seconds) or until @cancel fires. Returns
+ * false when cancelled. */
+static bool pause_until(struct cancel *cancel, double until)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cond;
+	struct cancel_wait cw = {.lock = &lock, .cond = &cond};
+	struct timespec ts;
+	bool watching, fired = false;
+
+	cond_init_monotonic(&cond);
+	watching = !cancel || cancel_watch(cancel, &cw);
+	ts.tv_sec = (time_t)until;
+	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+	pthread_mutex_lock(&lock);
+	while (watching && !(fired = cancel && cancel_fired(cancel)))
+		if (pthread_cond_timedwait(&cond, &lock, &ts))
+			break;
+	pthread_mutex_unlock(&lock);
+	if (watching && cancel)
+		cancel_unwatch(cancel, &cw);
+	pthread_cond_destroy(&cond);
+	return watching && !fired;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* tasks/get, tasks/result or tasks/cancel for @id. */
+static json_t *task_request(struct client *c, const char *method, const char *id, double timeout,
+			    const struct client_call_hooks *hooks, struct err *err)
+{
+	char what[300];
+
+	snprintf(what, sizeof(what), "%s '%s'", method, id);
+	return request(c, method, json_pack("{s:s}", "taskId", id), what,
+		       timeout > 0.001 ? timeout : 0.001, hooks, true, err);
+}
+
+/* Give up on task @id: the server stops working on it. */
+static void task_cancel(struct client *c, const char *id)
+{
+	struct err e = {0};
+
+	json_decref(task_request(c, "tasks/cancel", id, 5, NULL, &e));
+	server_log_printf(c->log, "sent tasks/cancel for task %s%s%s", id, e.text[0] ? ": " : "",
+			  e.text);
+}
+
+json_t *client_call_tool_task(struct client *c, const char *tool, json_t *args, double timeout_s,
+			      const struct client_call_hooks *hooks, struct err *err)
+{
+	double timeout =
+	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S));
+	double deadline = now_s() + timeout, interval;
+	struct client_call_hooks waits = {.cancel = hooks ? hooks->cancel : NULL};
+	const char *status;
+	json_t *params, *created, *task, *result = NULL;
+	char what[300], id[256];
+	unsigned step = 0;
+
+	snprintf(what, sizeof(what), "tools/call '%s' as a task", tool);
+	params = json_pack("{s:s, s:o, s:{s:I}}", "name", tool, "arguments",
+			   args ? json_incref(args) : json_object(), "task", "ttl",
+			   (json_int_t)(timeout * 1000) + 60000);
+	if (!params) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: out of memory", c->sc->name, what);
+		return NULL;
+	}
+	created = request(c, "tools/call", params, what, timeout, &waits, true, err);
+	task = json_object_get(created, "task");
+	if (!created || !json_is_object(task))
+		return created; /* a failure, or the server ran it as a plain call */
+	snprintf(id, sizeof(id), "%s", json_string_value(json_object_get(task, "taskId")) ?: "");
+	if (!id[0]) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: a task without a taskId", c->sc->name,
+			what);
+		json_decref(created);
+		return NULL;
+	}
+	task = json_incref(task);
+	json_decref(created);
+	for (;;) {
+		status = json_string_value(json_object_get(task, "status")) ?: "";
+		if (strcmp(status, "working") && strcmp(status, "submitted"))
+			break; /* completed, failed, input_required: tasks/result has it */
+		if (hooks && hooks->progress)
+			hooks->progress(hooks->progress_ctx, ++step, -1,
+					json_string_value(json_object_get(task, "statusMessage")));
+		interval = (double)json_integer_value(json_object_get(task, "pollInterval")) / 1e3;
+		interval = interval < 0.01 ? 1.0 : interval > 5 ? 5 : interval;
+		if (!pause_until(waits.cancel,
+				 now_s() + interval < deadline ? now_s() + interval : deadline)) {
+			err_set(err, EXIT_FAILED, "server '%s': %s cancelled", c->sc->name, what);
+			goto out_cancel;
+		}
+		if (now_s() >= deadline) {
+			err_set(err, EXIT_UNREACHABLE, "server '%s': %s timed out after %.3g s",
+				c->sc->name, what, timeout);
+			goto out_cancel;
+		}
+		json_decref(task);
+		task = task_request(c, "tasks/get", id, deadline - now_s(), &waits, err);
+		if (!task)
+			goto out_cancel;
+	}
+	if (!strcmp(status, "cancelled")) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: the server cancelled task %s",
+			c->sc->name, what, id);
+		goto out;
+	}
+	/* tasks/result waits for the end, and carries the requests the task
+	 * makes meanwhile (input_required: an elicitation). */
+	result = task_request(c, "tasks/result", id, deadline - now_s(), hooks, err);
+	if (result)
+		goto out;
+out_cancel:
+	if (client_alive(c))
+		task_cancel(c, id);
+out:
+	json_decref(task);
+	return result;
+}
+
 bool client_alive(struct client *c)
 {
 	bool alive;
@@ -746,11 +926,6 @@ bool client_alive(struct client *c)
 	alive = c->alive;
 	pthread_mutex_unlock(&c->lock);
 	return alive;
-}
-
-const char *client_protocol_version(struct client *c)
-{
-	return c->protocol_version;
 }
 
 void client_abort(struct client *c, const char *why)

@@ -65,9 +65,15 @@ json_t *client_list_tools(struct client *c, struct err *err);
 json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,
 			 const struct client_call_hooks *hooks, struct err *err);
 
+/* tools/call for a tool whose execution.taskSupport is "required": the
+ * server answers with a task, polled with tasks/get at its own interval
+ * (each status message goes to hooks->progress), then tasks/result gives
+ * the CallToolResult. On timeout or cancellation the server gets
+ * tasks/cancel. Same contract as client_call_tool. */
+json_t *client_call_tool_task(struct client *c, const char *tool, json_t *args, double timeout_s,
+			      const struct client_call_hooks *hooks, struct err *err);
+
 bool client_alive(struct client *c);
-/* The negotiated protocol version, the serverInfo name; borrowed, valid while connected. */
-const char *client_protocol_version(struct client *c);
 
 /* Mark the connection dead and fail every pending request at once with @why
  * (shutdown), without freeing it: requests in other threads return. */

@@ -285,6 +285,24 @@ static bool name_valid(const char *name)
 }
 
 /* One entry of "mcpServers" or "servers". */
+const char *const config_log_levels[] = {"debug",    "info",  "notice",	   "warning", "error",
+					 "critical", "alert", "emergency", NULL};
+
+/* "logLevel": one of the spec's levels, kept as the table's own string. */
+static int take_log_level(struct parse *ps, const json_t *f, struct server_config *sc)
+{
+	size_t i;
+
+	for (i = 0; json_is_string(f) && config_log_levels[i]; i++)
+		if (!strcmp(json_string_value(f), config_log_levels[i])) {
+			sc->log_level = config_log_levels[i];
+			return 0;
+		}
+	return bad(ps, "logLevel",
+		   "must be one of debug, info, notice, warning, error, critical, alert, "
+		   "emergency");
+}
+
 static int parse_server(struct parse *ps, const char *name, const json_t *v,
 			struct server_config *sc)
 {
@@ -348,6 +366,8 @@ static int parse_server(struct parse *ps, const char *name, const json_t *v,
 		return -1;
 	if ((f = json_object_get(v, "connect_timeout")) &&
 	    take_seconds(ps, f, "connect_timeout", &sc->connect_timeout_s) < 0)
+		return -1;
+	if ((f = json_object_get(v, "logLevel")) && take_log_level(ps, f, sc) < 0)
 		return -1;
 	if ((f = json_object_get(v, "scope"))) {
 		if (json_is_string(f) && !strcmp(json_string_value(f), "customer"))

@@ -39,7 +39,12 @@ struct server_config {
 	size_t nroots;		  /* file:// URIs answered to roots/list */
 	double timeout_s;	  /* per call; 0 means the default (60 s) */
 	double connect_timeout_s; /* start + initialize; 0 means the default (30 s) */
+	const char *log_level;	  /* "logLevel": sent as logging/setLevel; NULL: none.
+				     One of config_log_levels, never allocated */
 };
+
+/* The levels of logging/setLevel (RFC 5424), NULL-terminated. */
+extern const char *const config_log_levels[];
 
 struct config {
 	struct server_config *servers; /* sorted by name */

@@ -16,6 +16,7 @@
 
 #include "../common/clock.h"
 #include "../common/fsx.h"
+#include "../common/id.h"
 #include "catalog_cache.h"
 #include "hub_hooks.h"
 #include "server_log.h"
@@ -99,24 +100,6 @@ static struct hub_server *find_server(struct hub *h, const char *name)
 		if (!strcmp(h->servers[i].sc->name, name))
 			return &h->servers[i];
 	return NULL;
-}
-
-/* Customer ids become folder names: the rule of workspaces/workspace.h. */
-static bool customer_valid(const char *id)
-{
-	size_t n = strlen(id), i;
-
-	if (!n || n > 64 || !strcmp(id, ".") || !strcmp(id, ".."))
-		return false;
-	for (i = 0; i < n; i++) {
-		char ch = id[i];
-		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			     (ch >= '0' && ch <= '9');
-
-		if (!alnum && (i == 0 || !strchr("._-", ch)))
-			return false;
-	}
-	return true;
 }
 
 static double backoff_s(unsigned failures)
@@ -829,6 +812,39 @@ void hub_unlisten(struct hub *h, int handle)
 	hub_ext_unlisten(h->ext, handle);
 }
 
+/* @srv's catalog as far as it is known without asking the server: in
+ * memory, else the disk cache however old. New reference, or NULL. */
+static json_t *known_tools(struct hub *h, struct hub_server *srv)
+{
+	uint64_t gen;
+	json_t *tools;
+
+	pthread_mutex_lock(&h->lock);
+	tools = json_incref(srv->tools);
+	pthread_mutex_unlock(&h->lock);
+	return tools ? tools : catalog_cache_load(srv->cache_path, srv->hash, 1e12, &gen);
+}
+
+/* Whether @tool in @tools must be called as a task (execution.taskSupport
+ * "required"). Tools that merely allow it are called plainly: nothing tells
+ * in advance that a call will be long. */
+static bool needs_task(json_t *tools, const char *tool)
+{
+	const char *support = NULL;
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(tools, i, t)
+	{
+		if (!strcmp(json_string_value(json_object_get(t, "name")) ?: "", tool)) {
+			support = json_string_value(
+			    json_object_get(json_object_get(t, "execution"), "taskSupport"));
+			break;
+		}
+	}
+	return support && !strcmp(support, "required");
+}
+
 /* tools/call on @srv, hooks aside. */
 static json_t *call_server(struct hub *h, struct hub_server *srv, const char *tool, json_t *args,
 			   const struct hub_call_opts *o, const struct client_call_hooks *hooks,
@@ -837,11 +853,12 @@ static json_t *call_server(struct hub *h, struct hub_server *srv, const char *to
 	const char *customer = NULL;
 	double timeout, start_budget, now, deadline;
 	struct conn *cn;
-	json_t *result;
+	json_t *result, *tools;
+	bool task;
 
 	if (srv->sc->scope == SCOPE_CUSTOMER) {
 		customer = o->customer ? o->customer : HUB_DEFAULT_CUSTOMER;
-		if (!customer_valid(customer)) {
+		if (!id_valid(customer, "customer", NULL)) {
 			err_set(err, EXIT_USAGE, "invalid customer id '%s'", customer);
 			return NULL;
 		}
@@ -867,14 +884,34 @@ static json_t *call_server(struct hub *h, struct hub_server *srv, const char *to
 			tool);
 		return NULL; /* not worth starting a server for */
 	}
-	cn = acquire(h, srv, customer, o->workspace, deadline, err);
+	cn = acquire(h, srv, customer, o->workspace,
+		     o->start_timeout_s > 0 && now + o->start_timeout_s < deadline
+			 ? now + o->start_timeout_s
+			 : deadline,
+		     err);
 	if (!cn)
 		return NULL;
 	if (o->deadline_s > 0 && o->deadline_s - clock_now_s() < timeout)
 		timeout = o->deadline_s - clock_now_s();
 	if (timeout < 0.001)
 		timeout = 0.001;
-	result = client_call_tool(cn->c, tool, args, timeout, hooks, err);
+	tools = known_tools(h, srv);
+	task = needs_task(tools, tool);
+	result = task ? client_call_tool_task(cn->c, tool, args, timeout, hooks, err)
+		      : client_call_tool(cn->c, tool, args, timeout, hooks, err);
+	/* Not listed yet (`mcpfs call` goes straight to the call): a shared
+	 * server's tool that failed is looked up once, and called again as a
+	 * task if it must be one. */
+	if (!tools && !task && srv->sc->scope == SCOPE_SHARED &&
+	    (!result || json_is_true(json_object_get(result, "isError")))) {
+		tools = catalog(h, srv, deadline, NULL, NULL);
+		if (needs_task(tools, tool)) {
+			json_decref(result);
+			err_clear(err);
+			result = client_call_tool_task(cn->c, tool, args, timeout, hooks, err);
+		}
+	}
+	json_decref(tools);
 	release(h, cn);
 	return result;
 }

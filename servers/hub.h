@@ -58,12 +58,13 @@ void hub_connect_all(struct hub *h, double timeout_s);
 json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err);
 
 struct hub_call_opts {
-	double timeout_s;      /* <= 0: the server's configured timeout */
-	double deadline_s;     /* clock_now_s() by which it ends, start included; 0: none */
-	const char *customer;  /* for SCOPE_CUSTOMER servers: whose instance; else NULL */
-	const char *workspace; /* that customer's workspace folder (${WORKSPACE}) */
-	const char *session;   /* the session the call belongs to; NULL: none */
-	const char *origin;    /* who calls: "call", "bridge", "serve"; NULL: "call" */
+	double timeout_s;	/* <= 0: the server's configured timeout */
+	double deadline_s;	/* clock_now_s() by which it ends, start included; 0: none */
+	double start_timeout_s; /* bounds starting the server (initialize); 0: its config's */
+	const char *customer;	/* for SCOPE_CUSTOMER servers: whose instance; else NULL */
+	const char *workspace;	/* that customer's workspace folder (${WORKSPACE}) */
+	const char *session;	/* the session the call belongs to; NULL: none */
+	const char *origin;	/* who calls: "call", "bridge", "serve"; NULL: "call" */
 	struct client_call_hooks hooks; /* progress, the result as it arrives; zeros: none */
 };
 

@@ -69,6 +69,7 @@ struct stream {
 	char session[HTTP_ID_MAX];
 	char last_id[HTTP_ID_MAX];
 	long retry_ms;
+	unsigned epoch; /* a GET stream's session (transport.epoch); ends with it */
 	/* Called once the final status is known (the POST worker wakes send()). */
 	void (*on_headers)(struct stream *s);
 	void *job;
@@ -305,6 +306,25 @@ static CURL *stream_easy(struct stream *s, const char *url, struct curl_slist *h
 	return e;
 }
 
+/* A GET stream of a session that was replaced: end it, as the server
+ * would keep it open for nobody. Checked by curl at least once a second
+ * (tcurl_perform's poll). */
+static int stale_stream(void *p, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+			curl_off_t ulnow)
+{
+	struct stream *s = p;
+	unsigned now;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	pthread_mutex_lock(&s->t->cancel.lock);
+	now = s->t->epoch;
+	pthread_mutex_unlock(&s->t->cancel.lock);
+	return now != s->epoch;
+}
+
 /* One GET of the event stream, resuming after @last_id when it is not "",
  * for at most @timeout_ms (0: as long as the stream lasts). Fills @s;
  * returns the transfer's result. */
@@ -322,6 +342,11 @@ static CURLcode get_once(struct transport *t, struct stream *s, const char *last
 	e = h ? stream_easy(s, t->sc->url, h) : NULL;
 	if (e) {
 		curl_lib->easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
+		if (s->epoch) {
+			curl_lib->easy_setopt(e, CURLOPT_XFERINFOFUNCTION, stale_stream);
+			curl_lib->easy_setopt(e, CURLOPT_XFERINFODATA, s);
+			curl_lib->easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+		}
 		rc = tcurl_perform(&t->cancel, e);
 		curl_lib->easy_cleanup(e);
 	}
@@ -687,6 +712,7 @@ static void *get_loop(void *arg)
 		}
 		stream_init(&s, t, NULL, NULL);
 		s.on_headers = get_on_headers;
+		s.epoch = epoch;
 		rc = get_once(t, &s, last_id, 0);
 		get_settle(t);
 		if (tcurl_cancelled(&t->cancel)) {

@@ -8,13 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../common/jsonx.h"
-#include "wsfs.h"
+#include "../common/fsx.h"
 
 #define LOG_MAX (64u << 20)	  /* one session log; a new session past it */
 #define TASK_MAX (1u << 20)	  /* one task record as stored */
@@ -50,30 +49,14 @@ static time_t parse_iso(const char *s)
 	return timegm(&tm);
 }
 
-int session_id_new(char *out, size_t n)
-{
-	unsigned char r[8];
-	struct tm tm;
-	time_t t = time(NULL);
-
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
-		return -EIO;
-	gmtime_r(&t, &tm);
-	if (snprintf(out, n, "%04d%02d%02dT%02d%02d%02dZ-%02x%02x%02x%02x%02x%02x%02x%02x",
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		     r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) >= (int)n)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
 static int sessions_dir(const struct ws *ws, struct err *err)
 {
 	int cfd, sfd;
 
-	cfd = wsfs_open_dir(ws->dir);
+	cfd = fsx_open_dir(ws->dir);
 	if (cfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-cfd));
-	sfd = wsfs_open(cfd, "sessions", O_RDONLY | O_DIRECTORY, 0);
+	sfd = fsx_open_at(cfd, "sessions", O_RDONLY | O_DIRECTORY, 0);
 	close(cfd);
 	if (sfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->sessions, strerror(-sfd));
@@ -84,11 +67,11 @@ static int sessions_dir(const struct ws *ws, struct err *err)
  * writers never both start from the same old log. */
 static int lock_session(int sfd, const struct ws *ws, const char *id, struct err *err)
 {
-	char name[WS_ID_MAX + 8];
+	char name[ID_MAX + 8];
 	int fd;
 
 	snprintf(name, sizeof(name), "%s.lock", id);
-	fd = wsfs_open(sfd, name, O_RDWR | O_CREAT, 0600);
+	fd = fsx_open_at(sfd, name, O_RDWR | O_CREAT, 0600);
 	if (fd < 0)
 		return err_set(err, EXIT_FAILED, "open %s/%s: %s", ws->sessions, name,
 			       strerror(-fd));
@@ -108,7 +91,7 @@ static int lock_session(int sfd, const struct ws *ws, const char *id, struct err
 static json_t *read_log(int sfd, const struct ws *ws, const char *id, bool *missing,
 			struct err *err)
 {
-	char name[WS_ID_MAX + 8];
+	char name[ID_MAX + 8];
 	json_error_t je;
 	json_t *log;
 	char *text;
@@ -116,7 +99,7 @@ static json_t *read_log(int sfd, const struct ws *ws, const char *id, bool *miss
 
 	*missing = false;
 	snprintf(name, sizeof(name), "%s.json", id);
-	rc = wsfs_read(sfd, name, LOG_MAX, &text, NULL);
+	rc = fsx_read_at(sfd, name, LOG_MAX, &text, NULL);
 	if (rc == -ENOENT) {
 		*missing = true;
 		return NULL;
@@ -148,7 +131,7 @@ static json_t *new_log(const struct ws *ws, const char *id)
 
 static int write_log(int sfd, const struct ws *ws, const char *id, json_t *log, struct err *err)
 {
-	char name[WS_ID_MAX + 8];
+	char name[ID_MAX + 8];
 	char *text;
 	size_t n;
 	int rc;
@@ -164,7 +147,7 @@ static int write_log(int sfd, const struct ws *ws, const char *id, json_t *log, 
 			       LOG_MAX >> 20);
 	}
 	snprintf(name, sizeof(name), "%s.json", id);
-	rc = wsfs_write_atomic(sfd, name, text, n, 0600);
+	rc = fsx_write_atomic_at(sfd, name, text, n, 0600);
 	free(text);
 	if (rc < 0)
 		return err_set(err, EXIT_FAILED, "write %s/%s: %s", ws->sessions, name,
@@ -181,7 +164,7 @@ static int update(const struct ws *ws, const char *id, bool create,
 	bool missing;
 	int sfd, lfd, rc = -1;
 
-	if (!ws_id_valid(id, "session", err))
+	if (!id_valid(id, "session", err))
 		return -1;
 	sfd = sessions_dir(ws, err);
 	if (sfd < 0)
@@ -208,7 +191,7 @@ struct state_scan {
 	json_t *files; /* borrowed */
 };
 
-static int state_entry(void *ctx, const struct wsfs_entry *e)
+static int state_entry(void *ctx, const struct fsx_entry *e)
 {
 	struct state_scan *s = ctx;
 
@@ -229,14 +212,14 @@ static void scan_state_files(const struct ws *ws, json_t *log)
 
 	s.since = parse_iso(json_string_value(json_object_get(log, "started_at")));
 	s.files = json_array();
-	fd = wsfs_open_dir(ws->workspace);
+	fd = fsx_open_dir(ws->workspace);
 	if (fd < 0 || !s.files) {
 		if (fd >= 0)
 			close(fd);
 		json_decref(s.files);
 		return;
 	}
-	wsfs_walk(fd, STATE_WALK_MAX, state_entry, &s);
+	fsx_walk_at(fd, STATE_WALK_MAX, state_entry, &s);
 	close(fd);
 	json_object_set_new(log, "state_files", s.files);
 }
@@ -450,7 +433,7 @@ json_t *session_load(const struct ws *ws, const char *session_id, struct err *er
 	bool missing;
 	int sfd;
 
-	if (!ws_id_valid(session_id, "session", err))
+	if (!id_valid(session_id, "session", err))
 		return NULL;
 	sfd = sessions_dir(ws, err);
 	if (sfd < 0)
@@ -469,7 +452,7 @@ json_t *session_checkpoint_get(const struct ws *ws, const char *session_id, stru
 	bool missing;
 	int sfd;
 
-	if (!ws_id_valid(session_id, "session", err))
+	if (!id_valid(session_id, "session", err))
 		return NULL;
 	sfd = sessions_dir(ws, err);
 	if (sfd < 0)
@@ -499,7 +482,7 @@ static int by_updated_desc(const void *a, const void *b)
 
 static json_t *summary(int sfd, const struct ws *ws, const char *id, struct err *err)
 {
-	char name[WS_ID_MAX + 8], when[32];
+	char name[ID_MAX + 8], when[32];
 	struct stat st;
 	json_t *log, *s;
 	struct tm tm;
@@ -525,7 +508,7 @@ static json_t *summary(int sfd, const struct ws *ws, const char *id, struct err 
 
 json_t *session_list(const struct ws *ws, struct err *err)
 {
-	char id[WS_ID_MAX + 1];
+	char id[ID_MAX + 1];
 	struct dirent *d;
 	json_t *arr, *s;
 	struct err ignored;
@@ -549,10 +532,10 @@ json_t *session_list(const struct ws *ws, struct err *err)
 	}
 	while ((d = readdir(dir)) && json_array_size(arr) < SESSIONS_MAX) {
 		n = strlen(d->d_name);
-		if (n <= 5 || n - 5 > WS_ID_MAX || strcmp(d->d_name + n - 5, ".json"))
+		if (n <= 5 || n - 5 > ID_MAX || strcmp(d->d_name + n - 5, ".json"))
 			continue;
 		snprintf(id, sizeof(id), "%.*s", (int)(n - 5), d->d_name);
-		if (!ws_id_valid(id, "session", NULL))
+		if (!id_valid(id, "session", NULL))
 			continue;
 		/* One unreadable log does not hide the others. */
 		s = summary(dirfd(dir), ws, id, &ignored);

@@ -132,9 +132,10 @@ def host_unchanged(mcpfs):
     this test's data root, or to nobody, counts."""
     cgroups_before, mounts_before = set(_cgroups()), _jail_like_mounts()
     yield
-    for _ in range(40):  # a killed process may take a moment to be reaped
+    deadline = time.monotonic() + 60  # a killed process may take a while to be reaped
+    while True:
         pids, groups = _leaks(mcpfs.root, cgroups_before)
-        if not pids and not groups:
+        if (not pids and not groups) or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     assert pids == [], "jailed processes outlived their run"

@@ -20,7 +20,7 @@ def test_paginated_tools_list_follows_every_cursor(mcpfs):
     mcpfs.write_config({"f": faults("--page", "3", "--extra", "10")})
     tools = mcpfs.json("tools", "f")
     names = [t["name"] for t in tools]
-    assert len(names) == 23 and len(set(names)) == 23
+    assert len(names) == 24 and len(set(names)) == 24
     assert names[-1] == "filler_9"
 
 

@@ -1,6 +1,9 @@
 """Streamable HTTP and legacy HTTP+SSE through the mcpfs binary, against
 server-everything and tests/node/servers/http_probe.mjs (official SDK)."""
 import json
+import socket
+import subprocess
+import time
 
 import pytest
 
@@ -132,3 +135,47 @@ def test_legacy_not_found_is_reported(mcpfs, http_server):
     mcpfs.write_config({"nf": {"type": "sse", "url": srv.url("/nothing")}}, key="servers")
     p = mcpfs.run("tools", "nf", check=3)
     assert f"GET {srv.url('/nothing')}: HTTP 404" in one_line_error(p)
+
+
+def test_new_session_closes_the_old_get_stream(mcpfs, http_server):
+    # The server forgets the session but keeps its GET stream open; the next
+    # call gets 404, mcpfs initializes again and opens a new GET stream, and
+    # must close the old one itself (issue: it stayed open for good).
+    srv = http_server(PROBE)
+    mcpfs.write_config({"p": {"url": srv.url("/mcp")}})
+    sock = mcpfs.tmp / "b.sock"
+    bridge = subprocess.Popen(mcpfs.cmd("bridge", "--socket", sock), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=mcpfs.env)
+    try:
+        env = dict(bridge.stdout.readline().strip().split("=", 1) for _ in range(2))
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(str(sock))
+        f = s.makefile("rb")
+        ids = iter(range(1, 1000))
+
+        def rpc(method, params):
+            s.sendall(json.dumps({"jsonrpc": "2.0", "id": next(ids), "method": method,
+                                  "params": params}).encode() + b"\n")
+            reply = json.loads(f.readline())
+            assert "result" in reply, reply
+            return reply["result"]
+
+        def call(name, args=None):
+            return rpc("tools/call", {"server": "p", "name": name,
+                                      "arguments": args or {}})["content"][0]["text"]
+
+        rpc("auth", {"token": env["MCPFS_BRIDGE_TOKEN"]})
+        assert call("echo", {"message": "a"}) == "a"
+        old = call("forget_session").split()[1]
+        assert call("echo", {"message": "b"}) == "b"  # 404, then a new session
+        deadline = time.monotonic() + 60
+        while True:
+            gets = json.loads(call("open_gets"))
+            if len(gets) == 1 and gets[0] not in (old, ""):
+                break  # the new session's stream alone
+            assert time.monotonic() < deadline, f"GET streams open: {gets}, old {old}"
+            time.sleep(0.1)
+        s.close()
+    finally:
+        bridge.terminate()
+        bridge.communicate(timeout=60)

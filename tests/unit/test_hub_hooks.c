@@ -282,10 +282,8 @@ int main(void)
 	struct hub *h;
 
 	test_listeners();
-	if (system("node --version >/dev/null 2>&1")) {
-		printf("skipped: node is not installed\n");
-		return 77;
-	}
+	if (system("node --version >/dev/null 2>&1"))
+		return CHECK_SKIP("node is not installed");
 	if (!mkdtemp(root))
 		return 1;
 	snprintf(text, sizeof(text),

@@ -3,7 +3,10 @@
  * one (servers/hub.o is then never linked in). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,8 @@
 #include "../../servers/hub.h"
 #include "check.h"
 
+static atomic_int in_flight, max_in_flight; /* calls in the stand-in hub */
+
 /* arguments {"sleep_ms": n, "size": n, "fail": true} shape the answer */
 json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
 		 const struct hub_call_opts *o, struct err *err)
@@ -27,9 +32,15 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 	json_t *res;
 	char *text;
 
+	int now = ++in_flight;
+
 	(void)h;
+	while (now > max_in_flight &&
+	       !atomic_compare_exchange_weak(&max_in_flight, &(int){max_in_flight}, now))
+		;
 	if (ms)
 		nanosleep(&ts, NULL);
+	in_flight--;
 	if (json_is_true(json_object_get(args, "fail"))) {
 		err_set(err, EXIT_UNREACHABLE, "server %s is gone", server);
 		return NULL;
@@ -299,6 +310,105 @@ static void test_summary_counts_every_call(const char *path)
 	bridge_free(b);
 }
 
+/* True when the bridge closes @fd (EOF) within @s seconds. */
+static bool closed_within(int fd, int s)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char buf[4096];
+	time_t until = time(NULL) + s;
+
+	while (time(NULL) < until)
+		if (poll(&p, 1, 1000) == 1 && read(fd, buf, sizeof(buf)) == 0)
+			return true;
+	return false;
+}
+
+static int connect_raw(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/b.sock", sock_path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The run's budgets: an oversized request fails alone and gives its bytes
+ * back; a reply over what is left becomes an error; at most 32 calls are in
+ * flight, the rest wait and are answered; a connection that talks without
+ * authenticating, or says nothing, is closed. */
+static void test_budgets(const char *path)
+{
+	struct bridge_opts o = {.token = "tok", .budget = 1u << 20};
+	struct err e = {0};
+	struct bridge *b = bridge_new(path, &o, &e);
+	char *big = malloc(2u << 20);
+	FILE *in;
+	json_t *r;
+	int fd, i, answered = 0;
+
+	CHECK(b != NULL, "bridge_new: %s", e.text);
+	if (!b || !big)
+		return;
+	fd = connect_auth("tok", &in);
+	memset(big, ' ', 2u << 20);
+	dprintf(fd, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{"
+		    "\"server\":\"s\",\"name\":\"t\",\"arguments\":{\"pad\":\"");
+	CHECK(write(fd, big, (2u << 20) - 200) > 0, "write");
+	dprintf(fd, "\"}}}\n");
+	r = read_reply(in);
+	CHECK(r && strstr(json_string_value(json_object_get(json_object_get(r, "error"), "message"))
+			      ?: "",
+			  "budget"),
+	      "a request over the budget fails with a word of why");
+	json_decref(r);
+	fclose(in);
+	close(fd);
+
+	/* The bytes came back: a new connection works, and a reply over what
+	 * the budget has fails alone. */
+	fd = connect_auth("tok", &in);
+	CHECK(fd >= 0, "a new connection after the oversized one: %d", fd);
+	dprintf(fd, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{"
+		    "\"server\":\"s\",\"name\":\"t\",\"arguments\":{\"size\":1500000}}}\n");
+	r = read_reply(in);
+	CHECK(r && json_integer_value(json_object_get(json_object_get(r, "error"), "code")) ==
+		       -32002,
+	      "a reply over the budget is an error for its id");
+	json_decref(r);
+
+	/* 100 slow calls at once: never more than 32 in the hub, all answered. */
+	max_in_flight = 0;
+	for (i = 0; i < 100; i++)
+		dprintf(fd,
+			"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
+			"{\"server\":\"s\",\"name\":\"t\",\"arguments\":{\"sleep_ms\":20}}}\n",
+			100 + i);
+	for (i = 0; i < 100 && (r = read_reply(in)); i++) {
+		answered += json_object_get(r, "result") != NULL;
+		json_decref(r);
+	}
+	CHECK(answered == 100, "every waiting call is answered: %d", answered);
+	CHECK(max_in_flight <= 32 && max_in_flight > 1, "calls in flight at once: %d",
+	      (int)max_in_flight);
+	fclose(in);
+	close(fd);
+
+	/* Unauthenticated: 16 KiB without a line end, then silence. */
+	fd = connect_raw();
+	CHECK(fd >= 0 && write(fd, big, 16384) > 0 && closed_within(fd, 60),
+	      "a connection that talks without authenticating is closed");
+	close(fd);
+	fd = connect_raw();
+	CHECK(fd >= 0 && closed_within(fd, 60), "a silent connection is closed in time");
+	close(fd);
+	free(big);
+	bridge_free(b);
+}
+
 /* A bridge that cannot be made fails with one line and frees what it made
  * (ASan's leak check holds the error paths to that). */
 static void test_new_fails_cleanly(void)
@@ -322,6 +432,7 @@ int main(void)
 	struct bridge *b;
 	json_t *calls;
 
+	signal(SIGPIPE, SIG_IGN); /* the bridge closes connections the tests write to */
 	if (!mkdtemp(sock_path))
 		return 1;
 	snprintf(path, sizeof(path), "%s/b.sock", sock_path);
@@ -347,6 +458,7 @@ int main(void)
 	bridge_free(b);
 	test_summary_counts_every_call(path);
 	test_new_fails_cleanly();
+	test_budgets(path);
 	rmdir(sock_path);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

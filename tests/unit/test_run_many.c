@@ -228,14 +228,10 @@ int main(void)
 	struct err e = {0};
 	struct hub *h;
 
-	if (geteuid() != 0) {
-		printf("skipped: the jail needs root (id maps, cgroups)\n");
-		return 77;
-	}
-	if (system("node --version >/dev/null 2>&1 && python3 --version >/dev/null 2>&1")) {
-		printf("skipped: node or python3 is not installed\n");
-		return 77;
-	}
+	if (geteuid() != 0)
+		return CHECK_SKIP("the jail needs root (id maps, cgroups)");
+	if (system("node --version >/dev/null 2>&1 && python3 --version >/dev/null 2>&1"))
+		return CHECK_SKIP("node or python3 is not installed");
 	if (!mkdtemp(root) || chmod(root, 0755) < 0)
 		return 1;
 	snprintf(text, sizeof(text),

@@ -7,7 +7,9 @@
 //   PROBE_JSON=1     answer POSTs with JSON bodies instead of SSE streams
 // Tools: echo {message}; add_tool {name} (sends tools/list_changed on the GET
 // stream); drop_get {name} and drop_post {message} close a stream first, so
-// what follows arrives only through Last-Event-ID resumption. Raw paths that are not MCP at all, for fault tests:
+// what follows arrives only through Last-Event-ID resumption; forget_session
+// drops the session but leaves its GET stream open, open_gets lists the
+// sessions of the open GET streams. Raw paths that are not MCP at all, for fault tests:
 //   POST /garbage    an SSE stream whose message is not JSON
 //   POST /huge       a JSON body over 32 MiB
 //   GET /evil-sse    a legacy SSE stream whose endpoint is on another origin
@@ -21,6 +23,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { z } from "zod";
 
 const sessions = new Map();
+const openGets = new Map(); // GET /mcp responses not yet closed -> their session
 let badStream = null; // the GET of /bad-sse
 
 // Event ids are "<stream id>|<n>". (The SDK's example store splits ids on
@@ -84,6 +87,19 @@ function newServer() {
 		await new Promise((r) => setTimeout(r, 300));
 		return { content: [{ type: "text", text: String(message) }] };
 	});
+	// A server that lost a session (restarted behind a balancer) while the
+	// old GET stream stays open: the client must close that stream itself.
+	server.registerTool("forget_session", {
+		description: "Forget this session; its GET stream stays open.",
+		inputSchema: {},
+	}, async (_, extra) => {
+		sessions.delete(extra.sessionId);
+		return { content: [{ type: "text", text: `forgotten ${extra.sessionId}` }] };
+	});
+	server.registerTool("open_gets", {
+		description: "The sessions of the GET streams open now, as a JSON array.",
+		inputSchema: {},
+	}, async () => ({ content: [{ type: "text", text: JSON.stringify([...openGets.values()]) }] }));
 	return server;
 }
 
@@ -133,6 +149,10 @@ async function handle(req, res) {
 	if (!req.url.startsWith("/mcp")) {
 		res.writeHead(404).end();
 		return;
+	}
+	if (req.method === "GET") {
+		openGets.set(res, req.headers["mcp-session-id"] ?? "");
+		res.on("close", () => openGets.delete(res));
 	}
 	const sid = req.headers["mcp-session-id"];
 	if (sid) {

@@ -11,7 +11,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
 	CallToolRequestSchema, ListToolsRequestSchema, ListRootsResultSchema,
-	CreateMessageResultSchema, ElicitResultSchema,
+	CreateMessageResultSchema, ElicitResultSchema, McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { createInterface } from "node:readline";
 
@@ -52,7 +52,9 @@ if (opt("--raw-version")) {
 		{ name: "big", description: "Return a text of MB megabytes.", inputSchema: obj },
 		{ name: "roots", description: "Ask the client for its roots.", inputSchema: obj },
 		{ name: "sample", description: "Ask the client to sample.", inputSchema: obj },
-		{ name: "elicit", description: "Ask the client to fill a form.", inputSchema: obj },
+		{ name: "elicit", description: "Ask the client to fill a form (or open a URL).",
+			inputSchema: obj },
+		{ name: "needs_url", description: "Fail with -32042: a URL to open.", inputSchema: obj },
 		{ name: "cancelled", description: "Request ids cancelled so far.", inputSchema: obj },
 		{ name: "fail", description: "Return isError.", inputSchema: obj },
 	];
@@ -126,6 +128,16 @@ if (opt("--raw-version")) {
 			}
 		},
 		elicit: async (a) => {
+			if (a.url) {
+				try {
+					await server.request({ method: "elicitation/create", params: {
+						mode: "url", message: "open this", elicitationId: "e1",
+						url: "https://consent.example.test/e1" } }, ElicitResultSchema);
+					return text("url elicitation answered");
+				} catch (e) {
+					return text(`url elicitation refused: ${e.code}`);
+				}
+			}
 			const r = await server.request({ method: "elicitation/create", params: {
 				message: "fill this", requestedSchema: { type: "object", properties: {
 					name: { type: "string", default: "Ada" },
@@ -135,6 +147,11 @@ if (opt("--raw-version")) {
 				required: a.require_free ? ["name", "free"] : ["name"] } } },
 				ElicitResultSchema);
 			return text(JSON.stringify(r));
+		},
+		needs_url: async () => {
+			throw new McpError(-32042, "This request requires more information.", {
+				elicitations: [{ mode: "url", elicitationId: "e2", message: "consent",
+					url: "https://consent.example.test/e2" }] });
 		},
 		cancelled: async () => text(JSON.stringify(cancelled)),
 		fail: async () => ({ ...text("it failed on purpose"), isError: true }),
