@@ -124,8 +124,7 @@ struct mcp_conn *mcp_conn_new(struct serve_engine *e, const char *customer, cons
 {
 	struct mcp_conn *c;
 
-	if (!id_valid(customer, "customer", err) ||
-	    (session && !id_valid(session, "session", err)))
+	if (!id_valid(customer, "customer", err) || (session && !id_valid(session, "session", err)))
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
