@@ -7,7 +7,7 @@ DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib/mcpfs
 
-PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp libcrypto
+PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp libmicrohttpd libcrypto
 PKG_CONFIG ?= pkg-config
 ifneq ($(filter-out deps deps-test deps-system clean help,$(MAKECMDGOALS) all),)
 PKG_MISSING := $(shell for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || echo $$p; done)
@@ -35,7 +35,7 @@ else
 BUILD ?= build
 endif
 
-PARTS = common servers codegen search tree fusefs executor workspaces skills pii cli
+PARTS = common servers codegen search tree fusefs executor workspaces skills pii serve cli
 SRC = $(foreach d,$(PARTS),$(wildcard $(d)/*.c))
 OBJ = $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/templates_embed.o $(BUILD)/gen/default_config.o \
       $(BUILD)/gen/executor_embed.o $(BUILD)/gen/workspaces_embed.o $(BUILD)/gen/seccomp_filter.o

@@ -55,6 +55,14 @@ int cli_pii_attach(struct cli *cli, struct hub *h);
 /* Parse --pii's value (on, off, config) into cli->pii_mode. -1 after printing why. */
 int cli_pii_mode(struct cli *cli, const char *cmd, const char *arg);
 
+/* A connection to the control socket of a daemon (`mcpfs serve`) running on
+ * this data root, or -1 when none is (or $MCPFS_NO_DAEMON is set): the
+ * caller then works on its own, as without a daemon. */
+int cli_daemon_connect(struct cli *cli);
+/* One request on @fd: the result (new), or NULL with @err (the daemon's
+ * one-line error and exit status). @params is stolen. */
+json_t *cli_daemon_request(int fd, const char *method, json_t *params, struct err *err);
+
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_servers(struct cli *cli, int argc, char **argv);
 int cmd_tools(struct cli *cli, int argc, char **argv);
@@ -70,5 +78,7 @@ int cmd_skill(struct cli *cli, int argc, char **argv);
 int cmd_login(struct cli *cli, int argc, char **argv);
 int cmd_logout(struct cli *cli, int argc, char **argv);
 int cmd_pii(struct cli *cli, int argc, char **argv);
+int cmd_serve(struct cli *cli, int argc, char **argv);
+int cmd_token(struct cli *cli, int argc, char **argv);
 
 #endif

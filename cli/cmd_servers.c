@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -51,6 +52,22 @@ static json_t *info_json(const struct server_config *sc, const struct hub_server
 	return o;
 }
 
+/* A daemon's answer for one server as the hub would give it. */
+static void info_of(json_t *v, const struct server_config *sc, struct hub_server_info *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->name = sc->name;
+	in->state = (enum hub_state)json_integer_value(json_object_get(v, "state"));
+	if (in->state > HUB_FAILED)
+		in->state = HUB_FAILED;
+	in->generation = (uint64_t)json_integer_value(json_object_get(v, "generation"));
+	in->ntools = (size_t)json_integer_value(json_object_get(v, "ntools"));
+	snprintf(in->why, sizeof(in->why), "%s",
+		 json_string_value(json_object_get(v, "why")) ?: "");
+	snprintf(in->log_tail, sizeof(in->log_tail), "%s",
+		 json_string_value(json_object_get(v, "log_tail")) ?: "");
+}
+
 int cmd_servers(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -63,10 +80,11 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 	struct hub_server_info in;
 	double timeout = 30;
 	bool as_json = false;
-	json_t *arr = NULL;
+	json_t *arr = NULL, *list = NULL;
+	struct err e = {0};
 	struct hub *h;
 	size_t i;
-	int c;
+	int c, fd;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -90,18 +108,35 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cfg = cli_config(cli);
-	h = cfg ? cli_hub_new(cli, -1) : NULL;
-	if (!h)
+	fd = cfg ? cli_daemon_connect(cli) : -1;
+	if (fd >= 0) {
+		list =
+		    cli_daemon_request(fd, "servers", json_pack("{s:f}", "timeout_s", timeout), &e);
+		close(fd);
+		if (!list)
+			return cli_fail(&e);
+	}
+	h = cfg && !list ? cli_hub_new(cli, -1) : NULL;
+	if (!h && !list)
 		return EXIT_USAGE;
-	hub_connect_all(h, timeout);
+	if (h)
+		hub_connect_all(h, timeout);
 	if (as_json)
 		arr = json_array();
 	else
 		printf("%-20s %-9s %-8s %5s  %s\n", "NAME", "TRANSPORT", "STATE", "TOOLS", "NOTE");
-	for (i = 0; i < hub_count(h); i++) {
-		const struct server_config *sc = config_find(cfg, hub_name(h, i));
+	for (i = 0; i < (list ? json_array_size(list) : hub_count(h)); i++) {
+		const char *name =
+		    list ? json_string_value(json_object_get(json_array_get(list, i), "name"))
+			 : hub_name(h, i);
+		const struct server_config *sc = name ? config_find(cfg, name) : NULL;
 
-		hub_info(h, hub_name(h, i), &in);
+		if (!sc) /* the daemon's config has a server this one has not */
+			continue;
+		if (list)
+			info_of(json_array_get(list, i), sc, &in);
+		else
+			hub_info(h, name, &in);
 		if (arr) {
 			json_array_append_new(arr, info_json(sc, &in));
 			continue;
@@ -118,6 +153,7 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 		cli_print_json(arr);
 	/* Servers may take seconds to stop: show the answer first. */
 	fflush(stdout);
+	json_decref(list);
 	hub_free(h);
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -63,6 +64,36 @@ static void emit(const char *server, json_t *tools, json_t *arr)
 	}
 }
 
+/* The same through a running daemon, whose servers are warm. */
+static int tools_daemon(int fd, const char *only, double timeout, json_t *arr)
+{
+	json_t *p = json_pack("{s:f}", "timeout_s", timeout), *list, *v;
+	struct err e = {0};
+	size_t i;
+	int rc = 0;
+
+	if (p && only)
+		json_object_set_new(p, "server", json_string(only));
+	list = cli_daemon_request(fd, "tools", p, &e);
+	if (!list)
+		return cli_fail(&e);
+	json_array_foreach(list, i, v)
+	{
+		const char *name = json_string_value(json_object_get(v, "name"));
+
+		if (json_object_get(v, "tools")) {
+			emit(name, json_object_get(v, "tools"), arr);
+			continue;
+		}
+		err_set(&e, (int)json_integer_value(json_object_get(v, "status")) ?: EXIT_FAILED,
+			"%s%s", only ? "" : "tools: ",
+			json_string_value(json_object_get(v, "error")) ?: "failed");
+		rc = cli_fail(&e);
+	}
+	json_decref(list);
+	return rc;
+}
+
 int cmd_tools(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -77,7 +108,7 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 	double timeout = 30;
 	bool as_json = false;
 	json_t *arr = NULL, *tools;
-	int c, rc = 0;
+	int c, rc = 0, fd;
 	struct hub *h;
 	size_t i;
 
@@ -110,11 +141,20 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 		cli_error("tools: no server named '%s' in %s", only, cli_config(cli)->origin);
 		return EXIT_USAGE;
 	}
-	h = cli_hub_new(cli, -1);
-	if (!h)
-		return EXIT_USAGE;
 	if (as_json)
 		arr = json_array();
+	if ((fd = cli_daemon_connect(cli)) >= 0) {
+		rc = tools_daemon(fd, only, timeout, arr);
+		close(fd);
+		if (arr)
+			cli_print_json(arr);
+		return rc;
+	}
+	h = cli_hub_new(cli, -1);
+	if (!h) {
+		json_decref(arr);
+		return EXIT_USAGE;
+	}
 	if (!only)
 		hub_connect_all(h, timeout);
 	for (i = 0; i < hub_count(h); i++) {

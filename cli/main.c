@@ -27,6 +27,8 @@ static const struct command {
     {"login", cmd_login, "log in to a remote server with OAuth"},
     {"logout", cmd_logout, "forget a remote server's OAuth tokens"},
     {"pii", cmd_pii, "find, tokenize and restore personal data (stdin)"},
+    {"serve", cmd_serve, "mcpfs as an MCP server (stdio or HTTP)"},
+    {"token", cmd_token, "bearer tokens for serve --http"},
 };
 
 static void usage(FILE *f)

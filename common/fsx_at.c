@@ -73,9 +73,11 @@ int fsx_write_atomic_at(int dirfd, const char *name, const void *data, size_t le
 
 	if (strchr(name, '/'))
 		return -EINVAL;
-	if (snprintf(tmp, sizeof(tmp), ".%s.tmp.%ld", name, (long)getpid()) >= (int)sizeof(tmp))
+	/* The thread's id, not the process's: threads of one process (serve's
+	 * runs) write the same file at once. A temp file a killed writer with
+	 * this id left behind is ours to replace. */
+	if (snprintf(tmp, sizeof(tmp), ".%s.tmp.%ld", name, (long)gettid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	/* A temp file a killed writer of this pid left behind is ours to replace. */
 	unlinkat(dirfd, tmp, 0);
 	fd = fsx_open_at(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL, mode);
 	if (fd < 0)

@@ -20,6 +20,7 @@ static const struct {
 #field, offsetof(struct crypto_lib, field)                                         \
 	}
     SYM(EVP_EncodeBlock),
+    SYM(EVP_DecodeBlock),
     SYM(RAND_bytes),
     SYM(EVP_Digest),
     SYM(EVP_sha256),

@@ -1,7 +1,7 @@
 /* OpenSSL's libcrypto, loaded with dlopen on first use, as libcurl is
  * (curl_lib.h): linked, it cost every mcpfs start 1.5-3 ms here (measured
  * with LD_PRELOAD on a loaded host: 4.3-5.7 ms without it, 5.8-10.3 ms
- * with), and only OAuth needs it. */
+ * with), and only OAuth and serve (tokens, file contents) need it. */
 #ifndef MCPFS_SERVERS_CRYPTO_LIB_H
 #define MCPFS_SERVERS_CRYPTO_LIB_H
 
@@ -17,6 +17,7 @@
 
 struct crypto_lib {
 	int (*EVP_EncodeBlock)(unsigned char *t, const unsigned char *f, int n);
+	int (*EVP_DecodeBlock)(unsigned char *t, const unsigned char *f, int n);
 	int (*RAND_bytes)(unsigned char *buf, int num);
 	int (*EVP_Digest)(const void *data, size_t count, unsigned char *md, unsigned int *size,
 			  const EVP_MD *type, ENGINE *impl);

@@ -1,0 +1,271 @@
+/* mcpfs serve: mcpfs as an MCP server (serve/), over stdio or HTTP. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../serve/control.h"
+#include "../serve/engine.h"
+#include "../serve/front_http.h"
+#include "../serve/front_stdio.h"
+#include "../workspaces/workspace.h"
+#include "cli.h"
+
+#define SERVE_CATALOG_MAX_AGE_S (365.0 * 24 * 3600)
+#define SERVE_DRAIN_S 10.0
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: mcpfs serve --stdio [--customer ID] [OPTIONS]\n"
+	    "       mcpfs serve --http HOST:PORT [--customer ID] [OPTIONS]\n\n"
+	    "mcpfs as an MCP server: one execute_code tool over every configured server,\n"
+	    "plus tools to find tools, keep files and skills; the tree as resources.\n\n"
+	    "  --stdio           serve one MCP host on stdin/stdout (one JSON message a line)\n"
+	    "  --http HOST:PORT  serve Streamable HTTP at /mcp, /healthz and /metrics; prints\n"
+	    "                    the URL (PORT 0 picks one); a bearer token decides the\n"
+	    "                    customer ('mcpfs token create'); without any token only a\n"
+	    "                    loopback HOST is allowed\n"
+	    "  --customer ID     whose workspace, skills and servers (default: default);\n"
+	    "                    over HTTP, only when no token exists\n"
+	    "  --max-runs N      runs at once (default: 2 per CPU)\n"
+	    "  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
+	    "  --memory MB       memory limit of each run (default 512)\n"
+	    "  --max-timeout S   the longest timeout_s a run may ask for (default 300)\n"
+	    "  --drain S         on SIGTERM, how long runs in flight may go on (default 10)\n\n"
+	    "SIGTERM or SIGINT drains: no new run starts, runs in flight get --drain seconds,\n"
+	    "then are cancelled; nothing is left behind. While it runs, 'mcpfs exec', 'call',\n"
+	    "'tools' and 'servers' on the same data root go through it (<root>/run/serve.sock).\n");
+}
+
+/* The signal that asked us to stop, written to a pipe the front polls. */
+static int stop_pipe[2] = {-1, -1};
+
+static void on_stop(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	if (write(stop_pipe[1], &c, 1) < 0) {
+		/* the pipe is full: a stop is already pending */
+	}
+	errno = saved;
+}
+
+/* Block the stop signals in every thread but the main one, which takes
+ * them through a handler that writes to the stop pipe: the other threads
+ * (libmicrohttpd's, the calls') never see EINTR, and a stop is one event. */
+static void signals_block(sigset_t *stop)
+{
+	sigemptyset(stop);
+	sigaddset(stop, SIGINT);
+	sigaddset(stop, SIGTERM);
+	sigaddset(stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, stop, NULL);
+}
+
+static void signals_main(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop};
+	sigset_t stop;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signals_block(&stop);
+	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+}
+
+struct stdio_job {
+	struct serve_engine *e;
+	const char *customer;
+	double drain_s;
+	struct err err;
+	int rc;
+	int done[2]; /* written when the front returns */
+};
+
+static void *stdio_thread(void *arg)
+{
+	struct stdio_job *j = arg;
+
+	j->rc = serve_stdio(j->e, j->customer, STDIN_FILENO, STDOUT_FILENO, stop_pipe[0],
+			    j->drain_s, &j->err);
+	if (write(j->done[1], "x", 1) < 0) {
+		/* the main thread then never wakes: cannot happen with a fresh pipe */
+	}
+	return NULL;
+}
+
+/* The HTTP front: its threads start with the stop signals blocked, then the
+ * main thread waits for a stop and drains. */
+static int serve_http(struct serve_engine *e, const char *listen, const char *root,
+		      const struct stdio_job *job)
+{
+	struct front_http_opts o = {.listen = listen, .root = root, .customer = job->customer};
+	struct front_http *h;
+	struct err err = {0};
+	struct pollfd p;
+	char url[128], sig;
+
+	h = front_http_start(e, &o, url, &err);
+	if (!h)
+		return cli_fail(&err);
+	printf("%s\n", url);
+	fflush(stdout);
+	signals_main();
+	p = (struct pollfd){.fd = stop_pipe[0], .events = POLLIN};
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	if (read(stop_pipe[0], &sig, 1) == 1)
+		fprintf(stderr, "mcpfs: serve: %s: draining\n", strsignal(sig));
+	front_http_stop(h, job->drain_s);
+	return 0;
+}
+
+int cmd_serve(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"stdio", no_argument, NULL, 's'},
+	    {"http", required_argument, NULL, 'H'},
+	    {"customer", required_argument, NULL, 'c'},
+	    {"max-runs", required_argument, NULL, 'r'},
+	    {"max-queue", required_argument, NULL, 'q'},
+	    {"memory", required_argument, NULL, 'm'},
+	    {"max-timeout", required_argument, NULL, 't'},
+	    {"drain", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP")};
+	struct stdio_job job = {.customer = "default", .drain_s = SERVE_DRAIN_S, .done = {-1, -1}};
+	struct serve_engine *e = NULL;
+	struct control *ctl = NULL;
+	bool taken = false;
+	struct err err = {0};
+	bool stdio = false;
+	const char *http = NULL;
+	int c, status = EXIT_USAGE;
+	struct pollfd p;
+	pthread_t th;
+	sigset_t stop;
+	double v;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			stdio = true;
+			break;
+		case 'H':
+			http = optarg;
+			break;
+		case 'c':
+			job.customer = optarg;
+			break;
+		case 'r':
+			if (cli_positive("serve", "--max-runs", optarg, 4096, &v) < 0)
+				return EXIT_USAGE;
+			so.max_running = (unsigned)v;
+			break;
+		case 'q':
+			if (cli_positive("serve", "--max-queue", optarg, 1 << 20, &v) < 0)
+				return EXIT_USAGE;
+			so.max_queued = (unsigned)v;
+			break;
+		case 'm':
+			if (cli_positive("serve", "--memory", optarg, 1 << 20, &v) < 0)
+				return EXIT_USAGE;
+			so.memory_mb = (unsigned)v;
+			break;
+		case 't':
+			if (cli_positive("serve", "--max-timeout", optarg, 24 * 3600, &v) < 0)
+				return EXIT_USAGE;
+			so.max_timeout_s = v;
+			break;
+		case 'd':
+			if (cli_positive("serve", "--drain", optarg, 24 * 3600, &job.drain_s) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc || stdio == !!http) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!id_valid(job.customer, "customer", &err))
+		return cli_fail(&err);
+	signals_block(&stop);
+	so.root = cli_root(cli);
+	so.cfg = so.root ? cli_config(cli) : NULL;
+	if (!so.cfg)
+		return EXIT_USAGE;
+	/* The CLI's hub: the same call hooks (PII) as every other caller. */
+	so.hub = cli_hub_new(cli, SERVE_CATALOG_MAX_AGE_S);
+	if (!so.hub)
+		return EXIT_FAILED;
+	so.pii = cli->pii;
+	e = serve_engine_new(&so, &err);
+	if (!e) {
+		hub_free(so.hub);
+		return cli_fail(&err);
+	}
+	job.e = e;
+	ctl = control_start(e, &taken, &err);
+	if (!ctl && !taken) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	if (taken)
+		fprintf(stderr,
+			"mcpfs: serve: another daemon holds %s/" CONTROL_SOCKET
+			"; the CLI goes through that one\n",
+			so.root);
+	/* The fronts' threads start with the stop signals blocked; only then
+	 * does the main thread take them (signals_main). */
+	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(job.done, O_CLOEXEC) < 0) {
+		cli_error("serve: pipe2: %s", strerror(errno));
+		status = EXIT_FAILED;
+		goto out;
+	}
+	if (http) {
+		status = serve_http(e, http, so.root, &job);
+		goto out;
+	}
+	if (pthread_create(&th, NULL, stdio_thread, &job)) {
+		cli_error("serve: pthread_create: %s", strerror(errno));
+		status = EXIT_FAILED;
+		goto out;
+	}
+	signals_main();
+	p = (struct pollfd){.fd = job.done[0], .events = POLLIN};
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	pthread_join(th, NULL);
+	status = job.rc < 0 ? cli_fail(&job.err) : 0;
+out:
+	control_stop(ctl);
+	serve_engine_free(e);
+	hub_free(so.hub);
+	for (c = 0; c < 2; c++) {
+		if (job.done[c] >= 0)
+			close(job.done[c]);
+		if (stop_pipe[c] >= 0)
+			close(stop_pipe[c]);
+	}
+	return status;
+}

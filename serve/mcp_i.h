@@ -1,0 +1,64 @@
+/* Inside the protocol core: a connection and its calls in flight, shared by
+ * mcp.c, the tools (tools_*.c) and the engine's progress ticker. */
+#ifndef MCPFS_SERVE_MCP_I_H
+#define MCPFS_SERVE_MCP_I_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "../common/cancel.h"
+#include "../workspaces/workspace.h"
+#include "mcp.h"
+
+/* One tools/call in flight. */
+struct mcp_call {
+	struct mcp_conn *conn; /* a reference held until the call ends */
+	json_t *id;	       /* owned copy of the request id */
+	json_t *token;	       /* owned copy of _meta.progressToken, or NULL */
+	const struct serve_tool *tool;
+	json_t *args;	      /* owned */
+	struct cancel cancel; /* fired by notifications/cancelled and close */
+	struct run *run;      /* protected by conn->lock: the run going, or NULL */
+	bool cancelled;	      /* protected by conn->lock */
+	/* Progress, read by the engine's ticker under conn->lock. */
+	bool progress;		  /* a run is going and the client asked for progress */
+	atomic_uint tool_calls;	  /* calls the run made so far (the call hook) */
+	unsigned tool_calls_sent; /* as of the last progress sent */
+	unsigned seq;		  /* progress notifications sent */
+	double started_s, sent_s; /* clock_now_s() of the run's start, of the last progress */
+	struct mcp_call *next;	  /* protected by conn->lock */
+};
+
+struct mcp_conn {
+	struct serve_engine *e;
+	struct mcp_conn_ops ops;
+	char customer[ID_MAX + 1];
+	char session[ID_MAX + 1];
+	char protocol[32];
+	pthread_mutex_t lock; /* calls, refs, closed, initialized, the send order */
+	pthread_cond_t idle;  /* broadcast when a call ends */
+	struct mcp_call *calls;
+	size_t ncalls;
+	unsigned refs;
+	bool closed, initialized, attached;
+	pthread_mutex_t send_lock; /* one send at a time */
+};
+
+/* Send through the transport unless the connection is closed. */
+void mcp_send(struct mcp_conn *c, json_t *msg, const json_t *rel);
+void mcp_conn_ref(struct mcp_conn *c);
+void mcp_conn_unref(struct mcp_conn *c);
+
+struct run;
+
+/* @run (borrowed until mcp_call_run_end) belongs to @call: from now on a
+ * cancel stops it (run_cancel). Returns false when the call was already
+ * cancelled: the caller frees the run without starting it. */
+bool mcp_call_run_begin(struct mcp_call *call, struct run *run);
+/* The run is over (its result taken): it no longer belongs to the call. */
+void mcp_call_run_end(struct mcp_call *call);
+/* The client cancelled the call. */
+bool mcp_call_cancelled(struct mcp_call *call);
+
+#endif

@@ -1,0 +1,109 @@
+// A client that is not ours for `mcpfs serve`: the official TypeScript SDK.
+// usage: node serve_client.mjs SCENARIO (--http URL [--token T] | --stdio CMD ARG...)
+// Prints one JSON object on stdout with what it saw; exit 0 unless it broke.
+//   progress   execute_code making 5 tool calls, with a progress token
+//   cancel     execute_code of `while True: pass`, aborted at its first progress;
+//              reports how long after the abort the run's task record appeared
+//   many N     N sessions at once, each running code that calls a tool
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const argv = process.argv.slice(2);
+const scenario = argv.shift();
+let count = 1;
+if (scenario === "many") count = Number(argv.shift());
+let url = null, token = null, command = null;
+while (argv.length) {
+  const a = argv.shift();
+  if (a === "--http") url = argv.shift();
+  else if (a === "--token") token = argv.shift();
+  else if (a === "--stdio") { command = argv.splice(0); }
+}
+
+async function connect() {
+  const client = new Client({ name: "serve-test", version: "1.0.0" });
+  let transport;
+  if (url) {
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
+    transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  } else {
+    transport = new StdioClientTransport({ command: command[0], args: command.slice(1),
+                                           env: process.env, stderr: "inherit" });
+  }
+  await client.connect(transport);
+  return client;
+}
+
+function text(result) {
+  return (result.content || []).filter((c) => c.type === "text").map((c) => c.text).join("");
+}
+
+const FIVE_CALLS = `from servers.everything import get_sum
+total = 0
+for i in range(5):
+    total += len(get_sum(a=i, b=1))
+print("total", total)
+`;
+
+async function progress() {
+  const client = await connect();
+  const seen = [];
+  const result = await client.callTool(
+    { name: "execute_code", arguments: { code: FIVE_CALLS, description: "five calls" } },
+    undefined,
+    { onprogress: (p) => seen.push(p), timeout: 120000 });
+  await client.close();
+  return { progress: seen, result: result.structuredContent, text: text(result) };
+}
+
+async function tasks(client) {
+  const r = await client.callTool({ name: "get_session", arguments: {} });
+  return r.structuredContent.task_count;
+}
+
+async function cancel() {
+  const client = await connect();
+  const before = await tasks(client);
+  const ac = new AbortController();
+  let abortedAt = 0;
+  const call = client.callTool(
+    { name: "execute_code", arguments: { code: "while True:\n    pass\n", timeout_s: 120 } },
+    undefined,
+    { signal: ac.signal, timeout: 120000,
+      onprogress: () => { if (!abortedAt) { abortedAt = Date.now(); ac.abort("test"); } } });
+  let error = null;
+  try { await call; } catch (e) { error = String(e); }
+  let endedMs = null;
+  for (let i = 0; i < 600; i++) {
+    if ((await tasks(client)) > before) { endedMs = Date.now() - abortedAt; break; }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const r = await client.callTool({ name: "get_session", arguments: {} });
+  await client.close();
+  return { error, ended_ms: endedMs, last: r.structuredContent.tasks.at(-1) };
+}
+
+async function many(n) {
+  const one = async (i) => {
+    const client = await connect();
+    const code = `from servers.everything import get_sum\nprint(get_sum(a=${i}, b=1000))\n`;
+    const r = await client.callTool({ name: "execute_code", arguments: { code } }, undefined,
+                                    { timeout: 300000 });
+    await client.close();
+    return { i, stdout: r.structuredContent?.stdout ?? text(r), calls: r.structuredContent?.tool_calls };
+  };
+  const t0 = Date.now();
+  const results = await Promise.all(Array.from({ length: n }, (_, i) => one(i)));
+  return { results, ms: Date.now() - t0 };
+}
+
+const scenarios = { progress, cancel, many: () => many(count) };
+try {
+  const out = await scenarios[scenario]();
+  process.stdout.write(JSON.stringify(out) + "\n");
+  process.exit(0);
+} catch (e) {
+  process.stdout.write(JSON.stringify({ failed: String(e && e.stack || e) }) + "\n");
+  process.exit(1);
+}
