@@ -99,8 +99,7 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("generate", argv);
 		}
 	}
 	if (optind < argc) {

@@ -81,8 +81,7 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("servers", argv);
 		}
 	}
 	if (optind < argc) {

@@ -94,8 +94,7 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("tools", argv);
 		}
 	}
 	if (optind < argc)
