@@ -64,5 +64,6 @@ int cmd_bridge(struct cli *cli, int argc, char **argv);
 int cmd_workspace(struct cli *cli, int argc, char **argv);
 int cmd_session(struct cli *cli, int argc, char **argv);
 int cmd_skill(struct cli *cli, int argc, char **argv);
+int cmd_config(struct cli *cli, int argc, char **argv);
 
 #endif

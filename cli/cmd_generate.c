@@ -25,8 +25,9 @@ static void usage(FILE *f)
 		"  --lang LANGS     py, ts or py,ts (default py,ts)\n"
 		"  --templates DIR  files here replace the embedded templates of the same name\n"
 		"  --json           print the summary as JSON\n\n"
-		"exit status: 0 written (unreachable servers are reported on stderr and in their\n"
-		"README.md), 2 usage error, 3 no server could be reached\n");
+		"exit status: 0 written, 2 usage error, 3 a server could not be reached (the\n"
+		"tree is written all the same: such a server's README.md says why, and\n"
+		"stderr too)\n");
 }
 
 static int print_json(const char *out, const struct tree_snapshot *s,
@@ -146,7 +147,7 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 			printf(" (%zu unreachable)", s->nunreachable);
 		printf("\n");
 	}
-	rc = s->nservers && s->nunreachable == s->nservers ? EXIT_UNREACHABLE : 0;
+	rc = s->nunreachable ? EXIT_UNREACHABLE : 0;
 out_free:
 	tree_snapshot_free(s);
 	hub_free(h);

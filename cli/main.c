@@ -24,6 +24,7 @@ static const struct command {
     {"workspace", cmd_workspace, "per-customer workspaces"},
     {"session", cmd_session, "session logs and checkpoints"},
     {"skill", cmd_skill, "per-customer skills"},
+    {"config", cmd_config, "the config sources found and the one in use"},
 };
 
 static void usage(FILE *f)
@@ -37,7 +38,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\noptions:\n"
 		   "  --config FILE  MCP config (else $MCPFS_CONFIG, ./mcpfs.json,\n"
-		   "                 ~/.config/mcpfs/config.json, the embedded default)\n"
+		   "                 ~/.config/mcpfs/config.json, the embedded default);\n"
+		   "                 other hosts' files: 'mcpfs config'\n"
 		   "  --root DIR     data root (else $MCPFS_ROOT, $XDG_DATA_HOME/mcpfs)\n"
 		   "  -h, --help     this text; 'mcpfs COMMAND --help' for a command\n"
 		   "  -V, --version  the version\n\n"
