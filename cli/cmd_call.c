@@ -186,7 +186,7 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 	    {"customer", required_argument, NULL, 'C'}, {"repeat", required_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
 	};
-	struct hub_call_opts o = {0};
+	struct hub_call_opts o = {.origin = "call"};
 	char label[300], *end;
 	json_t *args, *result;
 	const char *server, *tool;

@@ -242,6 +242,8 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 	o.hooks.cancel = &b->cancel;
 	o.customer = b->customer;
 	o.workspace = b->workspace;
+	o.session = b->session;
+	o.origin = "bridge";
 	if (rq->id) {
 		o.hooks.result = pass_result;
 		o.hooks.result_ctx = rq;

@@ -228,11 +228,13 @@ static int run(struct mount *m, struct err *err)
 	fsx_mkdirs(logs, 0700);
 	ho.state_dir = m->root;
 	ho.cache_max_age_s = -1; /* a mount is long-lived: live catalogs only */
-	ho.on_catalog_changed = on_catalog_changed;
-	ho.ctx = m;
 	m->hub = hub_new(m->cfg, &ho);
 	m->inval = fusefs_inval_new(POLL_TICK_S);
 	if (!m->hub || !m->inval) {
+		err_set(err, EXIT_FAILED, "mount: out of memory");
+		return EXIT_FAILED;
+	}
+	if (hub_listen(m->hub, &(struct hub_listener){on_catalog_changed, m}) < 0) {
 		err_set(err, EXIT_FAILED, "mount: out of memory");
 		return EXIT_FAILED;
 	}

@@ -18,6 +18,7 @@
 #include "../common/fsx.h"
 #include "catalog_cache.h"
 #include "catalog_check.h"
+#include "hub_hooks.h"
 #include "server_log.h"
 
 #define HUB_DEFAULT_CUSTOMER "default"
@@ -71,6 +72,7 @@ struct hub_server {
 struct hub {
 	const struct config *cfg; /* borrowed */
 	struct hub_opts opts;
+	struct hub_ext *ext; /* call hooks and catalog listeners */
 	char *state_dir;
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* instance state changes; refresher wake-ups */
@@ -462,8 +464,8 @@ static void set_catalog(struct hub *h, struct hub_server *srv, json_t *tools, js
 		log_skipped(srv, notes);
 	json_decref(tools);
 	json_decref(notes);
-	if (notify && h->opts.on_catalog_changed)
-		h->opts.on_catalog_changed(h->opts.ctx, srv->sc->name, gen);
+	if (notify)
+		hub_ext_notify(h->ext, srv->sc->name, gen);
 }
 
 /* List @srv's tools live and install them. Returns 0 or -1 with @err. */
@@ -629,7 +631,8 @@ struct hub *hub_new(const struct config *cfg, const struct hub_opts *opts)
 	h->opts = *opts;
 	h->state_dir = strdup(opts->state_dir ? opts->state_dir : ".");
 	h->servers = calloc(cfg->nservers + 1, sizeof(*h->servers));
-	if (!h->state_dir || !h->servers)
+	h->ext = hub_ext_new();
+	if (!h->state_dir || !h->servers || !h->ext)
 		goto out_free;
 	h->n = cfg->nservers;
 	for (i = 0; i < h->n; i++) {
@@ -652,6 +655,7 @@ struct hub *hub_new(const struct config *cfg, const struct hub_opts *opts)
 	h->refresher_started = !pthread_create(&h->refresher, NULL, refresher_main, h);
 	return h;
 out_free:
+	hub_ext_free(h->ext);
 	free(h->servers);
 	free(h->state_dir);
 	free(h);
@@ -725,6 +729,7 @@ void hub_free(struct hub *h)
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);
 	pthread_mutex_destroy(&h->cache_lock);
+	hub_ext_free(h->ext);
 	free(h->servers);
 	free(h->state_dir);
 	free(h);
@@ -849,27 +854,44 @@ json_t *hub_notes(struct hub *h, const char *server)
 	return notes;
 }
 
-json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
-		 const struct hub_call_opts *o, struct err *err)
+int hub_hook_add(struct hub *h, const struct hub_hook *hook)
 {
-	struct hub_server *srv = find_server(h, server);
+	return hub_ext_hook_add(h->ext, hook);
+}
+
+void hub_hook_remove(struct hub *h, int handle)
+{
+	hub_ext_hook_remove(h->ext, handle);
+}
+
+int hub_listen(struct hub *h, const struct hub_listener *l)
+{
+	return hub_ext_listen(h->ext, l);
+}
+
+void hub_unlisten(struct hub *h, int handle)
+{
+	hub_ext_unlisten(h->ext, handle);
+}
+
+/* tools/call on @srv, hooks aside. */
+static json_t *call_server(struct hub *h, struct hub_server *srv, const char *tool, json_t *args,
+			   const struct hub_call_opts *o, const struct client_call_hooks *hooks,
+			   struct err *err)
+{
 	const char *customer = NULL;
 	double timeout, start_budget, now, deadline;
 	struct conn *cn;
 	json_t *result;
 
-	if (!srv) {
-		err_set(err, EXIT_USAGE, "no server named '%s' in the config", server);
-		return NULL;
-	}
 	if (srv->sc->scope == SCOPE_CUSTOMER) {
-		customer = o && o->customer ? o->customer : HUB_DEFAULT_CUSTOMER;
+		customer = o->customer ? o->customer : HUB_DEFAULT_CUSTOMER;
 		if (!customer_valid(customer)) {
 			err_set(err, EXIT_USAGE, "invalid customer id '%s'", customer);
 			return NULL;
 		}
 	}
-	timeout = o && o->timeout_s > 0	   ? o->timeout_s
+	timeout = o->timeout_s > 0	   ? o->timeout_s
 		  : srv->sc->timeout_s > 0 ? srv->sc->timeout_s
 					   : HUB_DEFAULT_TIMEOUT_S;
 	/* The call's timeout bounds the call, not the server's start: the
@@ -878,25 +900,93 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 	    srv->sc->connect_timeout_s > 0 ? srv->sc->connect_timeout_s : HUB_DEFAULT_CONNECT_S;
 	now = clock_now_s();
 	deadline = now + (timeout > start_budget ? timeout : start_budget);
-	if (o && o->deadline_s > 0 && o->deadline_s < deadline)
+	if (o->deadline_s > 0 && o->deadline_s < deadline)
 		deadline = o->deadline_s;
 	if (deadline <= now) {
 		err_set(err, EXIT_UNREACHABLE, "server '%s': no time left for tools/call '%s'",
-			server, tool);
+			srv->sc->name, tool);
 		return NULL;
 	}
-	if (o && o->hooks.cancel && cancel_fired(o->hooks.cancel)) {
-		err_set(err, EXIT_FAILED, "server '%s': tools/call '%s' cancelled", server, tool);
+	if (hooks->cancel && cancel_fired(hooks->cancel)) {
+		err_set(err, EXIT_FAILED, "server '%s': tools/call '%s' cancelled", srv->sc->name,
+			tool);
 		return NULL; /* not worth starting a server for */
 	}
-	cn = acquire(h, srv, customer, o ? o->workspace : NULL, deadline, err);
+	cn = acquire(h, srv, customer, o->workspace, deadline, err);
 	if (!cn)
 		return NULL;
-	if (o && o->deadline_s > 0 && o->deadline_s - clock_now_s() < timeout)
+	if (o->deadline_s > 0 && o->deadline_s - clock_now_s() < timeout)
 		timeout = o->deadline_s - clock_now_s();
 	if (timeout < 0.001)
 		timeout = 0.001;
-	result = client_call_tool(cn->c, tool, args, timeout, o ? &o->hooks : NULL, err);
+	result = client_call_tool(cn->c, tool, args, timeout, hooks, err);
 	release(h, cn);
 	return result;
 }
+
+/* A call with hooks: the afters run where the result arrives, so that the
+ * caller's fast path (client_call_hooks.result) hands on what they made. */
+struct hooked_call {
+	struct hub_chain chain;
+	struct hub_call call;
+	const struct client_call_hooks *outer; /* the caller's */
+	json_t *result;			       /* what the afters made; new */
+	struct err err;			       /* why the afters failed it */
+};
+
+/* On the server connection's reader thread, before the caller wakes. */
+static void hooked_result(void *ctx, json_t *result)
+{
+	struct hooked_call *hc = ctx;
+
+	hc->result = hub_chain_end(&hc->chain, &hc->call, json_incref(result), &hc->err);
+	if (hc->result && hc->outer->result)
+		hc->outer->result(hc->outer->result_ctx, hc->result);
+}
+
+json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
+		 const struct hub_call_opts *o, struct err *err)
+{
+	static const struct hub_call_opts none;
+	struct hub_server *srv = find_server(h, server);
+	struct hooked_call hc = {.call = {server, tool, o ? o : &none, clock_now_ms()}};
+	struct client_call_hooks hooks;
+	struct err local = {0};
+	json_t *result;
+
+	if (!err)
+		err = &local;
+	if (!srv) {
+		err_set(err, EXIT_USAGE, "no server named '%s' in the config", server);
+		return NULL;
+	}
+	o = hc.call.opts;
+	args = args ? json_incref(args) : json_object();
+	if (!args) {
+		err_set(err, EXIT_FAILED, "out of memory");
+		return NULL;
+	}
+	if (hub_chain_begin(h->ext, &hc.chain, &hc.call, &args, err) < 0) {
+		json_decref(args);
+		return hub_chain_end(&hc.chain, &hc.call, NULL, err);
+	}
+	if (hub_chain_empty(&hc.chain)) {
+		result = call_server(h, srv, tool, args, o, &o->hooks, err);
+		json_decref(args);
+		return result;
+	}
+	hooks = o->hooks;
+	hc.outer = &o->hooks;
+	hooks.result = hooked_result;
+	hooks.result_ctx = &hc;
+	result = call_server(h, srv, tool, args, o, &hooks, err);
+	json_decref(args);
+	if (!hc.chain.ended)
+		return hub_chain_end(&hc.chain, &hc.call, result, err);
+	/* The afters ran on the reader thread: theirs is the answer. */
+	json_decref(result);
+	if (!hc.result)
+		*err = hc.err;
+	return hc.result;
+}
+

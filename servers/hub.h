@@ -25,10 +25,6 @@ struct hub_opts {
 	const char *state_dir;	/* <root>: logs in <root>/logs, catalog cache in <root>/cache */
 	double cache_max_age_s; /* a cached catalog younger than this is used without
 				   starting the server; <0: never use the cache */
-	/* Called (from a hub thread, never while a hub lock is held) after a
-	 * server's catalog changed; the consumer re-reads it. */
-	void (*on_catalog_changed)(void *ctx, const char *server, uint64_t generation);
-	void *ctx;
 	/* A customer instance unused this long is stopped; 0: 300 s. */
 	double idle_timeout_s;
 };
@@ -45,7 +41,8 @@ struct hub_server_info {
 
 /* @cfg is borrowed and must outlive the hub. */
 struct hub *hub_new(const struct config *cfg, const struct hub_opts *opts);
-void hub_free(struct hub *h); /* shuts every server down; accepts NULL */
+/* Shuts every server down and drops the hooks and listeners left; accepts NULL. */
+void hub_free(struct hub *h);
 
 size_t hub_count(const struct hub *h);
 const char *hub_name(const struct hub *h, size_t i); /* borrowed, config order */
@@ -70,6 +67,8 @@ struct hub_call_opts {
 	double deadline_s;     /* clock_now_s() by which it ends, start included; 0: none */
 	const char *customer;  /* for SCOPE_CUSTOMER servers: whose instance; else NULL */
 	const char *workspace; /* that customer's workspace folder (${WORKSPACE}) */
+	const char *session;   /* the session the call belongs to; NULL: none */
+	const char *origin;    /* who calls: "call", "bridge", "serve"; NULL: "call" */
 	struct client_call_hooks hooks; /* progress, the result as it arrives; zeros: none */
 };
 
@@ -78,5 +77,56 @@ struct hub_call_opts {
  * Same result contract as client_call_tool. */
 json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
 		 const struct hub_call_opts *o, struct err *err);
+
+/* What a hook sees of one call. */
+struct hub_call {
+	const char *server, *tool;	  /* the configured server name, the MCP tool name */
+	const struct hub_call_opts *opts; /* never NULL: customer, session, origin */
+	double started_ms;		  /* clock_now_ms() when hub_call began */
+};
+
+/* Where a hook sits in the chain: lower is outer. */
+enum {
+	HUB_ORDER_ACCOUNTING = 0,
+	HUB_ORDER_POLICY = 100,
+	HUB_ORDER_PII = 200,
+};
+
+/* A call hook. Every tools/call passes the chain, whoever makes it (`mcpfs
+ * call`, the bridge, `serve`): befores in ascending order, then the server,
+ * then the afters in descending order; a hook's after runs only if its
+ * before ran, and then always, on success, failure or refusal.
+ * before: may replace *args (a new reference; the hub releases the old one;
+ * never NULL) or refuse the call: -1 with @err set, whose text the caller
+ * sees; the server is then never called. Else 0.
+ * after: *result is owned and may be replaced, or released and set to NULL
+ * with @err set to fail the call; it is NULL with @err already set when the
+ * call failed. Returns 0 (-1 is the same as *result NULL with @err).
+ * An after may run on a server connection's reader thread (the result's fast
+ * path): it must not block or call the hub. Either function may be NULL. */
+struct hub_hook {
+	int order;
+	int (*before)(void *ctx, const struct hub_call *call, json_t **args, struct err *err);
+	int (*after)(void *ctx, const struct hub_call *call, json_t **result, struct err *err);
+	void *ctx;
+};
+
+/* Returns a handle > 0, or -errno (-ENOSPC past HUB_MAX_HOOKS). */
+int hub_hook_add(struct hub *h, const struct hub_hook *hook);
+/* Waits until no call uses the hook; then its ctx may go. */
+void hub_hook_remove(struct hub *h, int handle);
+
+/* A catalog listener: called from a hub thread, with no hub lock held,
+ * after a server's catalog changed; the listener re-reads it (hub_tools).
+ * It must not add or remove listeners. */
+struct hub_listener {
+	void (*catalog_changed)(void *ctx, const char *server, uint64_t generation);
+	void *ctx;
+};
+
+/* Returns a handle > 0, or -errno. */
+int hub_listen(struct hub *h, const struct hub_listener *l);
+/* Waits for a notification in progress; then its ctx may go. */
+void hub_unlisten(struct hub *h, int handle);
 
 #endif

@@ -401,10 +401,9 @@ int main(void)
 	}
 	o.state_dir = root;
 	o.cache_max_age_s = -1;
-	o.on_catalog_changed = on_changed;
-	o.ctx = &ch;
 	o.idle_timeout_s = 1;
 	h = hub_new(&cfg, &o);
+	CHECK(hub_listen(h, &(struct hub_listener){on_changed, &ch}) > 0, "hub_listen");
 	test_list_changed(h, &ch, root);
 	test_faults(h);
 	test_cancel(h);
