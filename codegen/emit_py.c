@@ -16,120 +16,124 @@ static bool lit_is_literal(json_t *v)
 	return json_is_string(v) || json_is_integer(v) || json_is_boolean(v);
 }
 
-static int py_literal_value(struct buf *b, json_t *v)
+static void py_literal_value(struct buf *b, json_t *v)
 {
 	if (json_is_string(v))
-		return cg_py_str_n(b, json_string_value(v), json_string_length(v));
-	if (json_is_integer(v))
-		return buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	return buf_puts(b, json_is_true(v) ? "True" : "False");
+		cg_py_str_n(b, json_string_value(v), json_string_length(v));
+	else if (json_is_integer(v))
+		buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	else
+		buf_puts(b, json_is_true(v) ? "True" : "False");
 }
 
-static int py_type(struct buf *b, const struct cg_type *t);
+static void py_type(struct buf *b, const struct cg_type *t);
 
 /* A literal that Literal[] cannot hold, as its base type. */
-static int py_lit_base(struct buf *b, json_t *v)
+static const char *py_lit_base(json_t *v)
 {
 	if (json_is_null(v))
-		return buf_puts(b, "None");
+		return "None";
 	if (json_is_real(v))
-		return buf_puts(b, "float");
+		return "float";
 	if (json_is_object(v))
-		return buf_puts(b, "dict[str, _t.Any]");
-	return buf_puts(b, "list[_t.Any]");
+		return "dict[str, _t.Any]";
+	return "list[_t.Any]";
 }
 
-static int py_union(struct buf *b, struct cg_type *const *elems, size_t n,
-		    const struct cg_type *rest)
+static void py_union(struct buf *b, struct cg_type *const *elems, size_t n,
+		     const struct cg_type *rest)
 {
-	bool first = true, lit_open = false;
+	bool first = true;
 	size_t i;
-	int rc = 0;
 
 	/* Literal members together first: Literal["a", "b"] | int. */
-	for (i = 0; !rc && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		if (elems[i]->kind != CG_T_LIT || !lit_is_literal(elems[i]->lit))
 			continue;
-		rc = buf_puts(b, lit_open ? ", " : "_t.Literal[");
-		lit_open = true;
-		if (!rc)
-			rc = py_literal_value(b, elems[i]->lit);
-	}
-	if (lit_open) {
+		buf_puts(b, first ? "_t.Literal[" : ", ");
+		py_literal_value(b, elems[i]->lit);
 		first = false;
-		if (!rc)
-			rc = buf_putc(b, ']');
 	}
-	for (i = 0; !rc && i < n; i++) {
+	if (!first)
+		buf_putc(b, ']');
+	for (i = 0; i < n; i++) {
 		if (elems[i]->kind == CG_T_LIT && lit_is_literal(elems[i]->lit))
 			continue;
-		if (!first)
-			rc = buf_puts(b, " | ");
+		buf_puts(b, first ? "" : " | ");
+		py_type(b, elems[i]);
 		first = false;
-		if (!rc)
-			rc = py_type(b, elems[i]);
 	}
-	if (!rc && rest) {
-		if (!first)
-			rc = buf_puts(b, " | ");
+	if (rest) {
+		buf_puts(b, first ? "" : " | ");
+		py_type(b, rest);
 		first = false;
-		if (!rc)
-			rc = py_type(b, rest);
 	}
-	if (!rc && first)
-		rc = buf_puts(b, "_t.Any");
-	return rc;
+	if (first)
+		buf_puts(b, "_t.Any");
 }
 
-static int py_type(struct buf *b, const struct cg_type *t)
+/* @open, the type @inner, then @close: list[...], dict[str, ...]. */
+static void py_wrap(struct buf *b, const char *open, const struct cg_type *inner, char close)
 {
-	int rc;
+	buf_puts(b, open);
+	py_type(b, inner);
+	buf_putc(b, close);
+}
 
+static void py_type(struct buf *b, const struct cg_type *t)
+{
 	switch (t->kind) {
 	case CG_T_ANY:
-		return buf_puts(b, "_t.Any");
+		buf_puts(b, "_t.Any");
+		return;
 	case CG_T_NEVER:
-		return buf_puts(b, "_t.NoReturn");
+		buf_puts(b, "_t.NoReturn");
+		return;
 	case CG_T_NULL:
-		return buf_puts(b, "None");
+		buf_puts(b, "None");
+		return;
 	case CG_T_BOOL:
-		return buf_puts(b, "bool");
+		buf_puts(b, "bool");
+		return;
 	case CG_T_INT:
-		return buf_puts(b, "int");
+		buf_puts(b, "int");
+		return;
 	case CG_T_NUM:
-		return buf_puts(b, "float");
+		buf_puts(b, "float");
+		return;
 	case CG_T_STR:
-		return buf_puts(b, "str");
+		buf_puts(b, "str");
+		return;
 	case CG_T_LIT:
-		if (!lit_is_literal(t->lit))
-			return py_lit_base(b, t->lit);
-		rc = buf_puts(b, "_t.Literal[");
-		if (!rc)
-			rc = py_literal_value(b, t->lit);
-		return rc ? rc : buf_putc(b, ']');
+		if (!lit_is_literal(t->lit)) {
+			buf_puts(b, py_lit_base(t->lit));
+			return;
+		}
+		buf_puts(b, "_t.Literal[");
+		py_literal_value(b, t->lit);
+		buf_putc(b, ']');
+		return;
 	case CG_T_ARRAY:
-		rc = buf_puts(b, "list[");
-		if (!rc)
-			rc = py_type(b, t->item);
-		return rc ? rc : buf_putc(b, ']');
+		py_wrap(b, "list[", t->item, ']');
+		return;
 	case CG_T_TUPLE:
 		/* JSON arrays arrive as lists: a list of the element types. */
-		rc = buf_puts(b, "list[");
-		if (!rc)
-			rc = py_union(b, t->elems, t->nelems, t->item);
-		return rc ? rc : buf_putc(b, ']');
+		buf_puts(b, "list[");
+		py_union(b, t->elems, t->nelems, t->item);
+		buf_putc(b, ']');
+		return;
 	case CG_T_MAP:
-		rc = buf_puts(b, "dict[str, ");
-		if (!rc)
-			rc = py_type(b, t->item);
-		return rc ? rc : buf_putc(b, ']');
+		py_wrap(b, "dict[str, ", t->item, ']');
+		return;
 	case CG_T_UNION:
-		return py_union(b, t->elems, t->nelems, NULL);
+		py_union(b, t->elems, t->nelems, NULL);
+		return;
 	case CG_T_OBJECT:
 	case CG_T_REF:
-		return buf_puts(b, t->name);
+		buf_puts(b, t->name);
+		return;
 	}
-	return -EINVAL;
+	buf_fail(b, -EINVAL);
 }
 
 static bool type_has_none(const struct cg_type *t)
@@ -165,94 +169,81 @@ static bool class_key_ok(const struct cg_schema *s, const char *key)
 	return true;
 }
 
-static int py_field_type(struct buf *b, const struct cg_prop *p)
+static void py_field_type(struct buf *b, const struct cg_prop *p)
 {
-	int rc;
-
-	if (!p->required)
-		return py_type(b, p->type);
-	rc = buf_puts(b, "_t.Required[");
-	if (!rc)
-		rc = py_type(b, p->type);
-	return rc ? rc : buf_putc(b, ']');
+	if (p->required)
+		py_wrap(b, "_t.Required[", p->type, ']');
+	else
+		py_type(b, p->type);
 }
 
-static int py_decl_object(struct buf *b, const struct cg_schema *s, const struct cg_type *t)
+/* The type in @expr as a string literal (a forward reference) on @b; a
+ * failure to build @expr fails @b. */
+static void py_quoted_type(struct buf *b, const struct buf *expr)
+{
+	buf_fail(b, buf_error(expr));
+	cg_py_str(b, expr->data ? expr->data : "");
+}
+
+static void py_decl_object(struct buf *b, const struct cg_schema *s, const struct cg_type *t)
 {
 	struct buf expr;
 	bool class_form = true;
 	size_t i;
-	int rc = 0;
 
 	for (i = 0; i < t->nprops && class_form; i++)
 		class_form = class_key_ok(s, t->props[i].key);
 	if (class_form) {
-		rc = cg_cat(b, "\n\nclass ", t->name, "(_t.TypedDict, total=False):\n", NULL);
-		if (!rc && t->description_len) {
-			rc = buf_puts(b, "    \"\"\"");
-			if (!rc)
-				rc = cg_py_doc_n(b, t->description, t->description_len, "    ");
-			if (!rc)
-				rc = buf_puts(b, "\n    \"\"\"\n\n");
+		cg_cat(b, "\n\nclass ", t->name, "(_t.TypedDict, total=False):\n", NULL);
+		if (t->description_len) {
+			buf_puts(b, "    \"\"\"");
+			cg_py_doc_n(b, t->description, t->description_len, "    ");
+			buf_puts(b, "\n    \"\"\"\n\n");
 		}
-		for (i = 0; !rc && i < t->nprops; i++) {
-			rc = cg_cat(b, "    ", t->props[i].key, ": ", NULL);
-			if (!rc)
-				rc = py_field_type(b, &t->props[i]);
-			if (!rc)
-				rc = buf_putc(b, '\n');
+		for (i = 0; i < t->nprops; i++) {
+			cg_cat(b, "    ", t->props[i].key, ": ", NULL);
+			py_field_type(b, &t->props[i]);
+			buf_putc(b, '\n');
 		}
-		return rc;
+		return;
 	}
 	/* Functional syntax: any key works; the types are strings so that the
 	 * module never evaluates a name before it is defined. */
 	buf_init(&expr, CG_PIECE_MAX);
-	rc = cg_cat(b, "\n\n", t->name, " = _t.TypedDict(\"", t->name, "\", {\n", NULL);
-	for (i = 0; !rc && i < t->nprops; i++) {
+	cg_cat(b, "\n\n", t->name, " = _t.TypedDict(\"", t->name, "\", {\n", NULL);
+	for (i = 0; i < t->nprops; i++) {
 		buf_reset(&expr);
-		rc = buf_puts(b, "    ");
-		if (!rc)
-			rc = cg_py_str(b, t->props[i].key);
-		if (!rc)
-			rc = buf_puts(b, ": ");
-		if (!rc)
-			rc = py_field_type(&expr, &t->props[i]);
-		if (!rc)
-			rc = cg_py_str(b, expr.data ? expr.data : "");
-		if (!rc)
-			rc = buf_puts(b, ",\n");
+		py_field_type(&expr, &t->props[i]);
+		buf_puts(b, "    ");
+		cg_py_str(b, t->props[i].key);
+		buf_puts(b, ": ");
+		py_quoted_type(b, &expr);
+		buf_puts(b, ",\n");
 	}
-	if (!rc)
-		rc = buf_puts(b, "}, total=False)\n");
+	buf_puts(b, "}, total=False)\n");
 	buf_free(&expr);
-	return rc;
 }
 
-static int py_decls(struct buf *b, const struct cg_schema *s)
+static void py_decls(struct buf *b, const struct cg_schema *s)
 {
 	struct buf expr;
 	size_t i;
-	int rc = 0;
 
 	buf_init(&expr, CG_PIECE_MAX);
-	for (i = 0; !rc && i < s->ndecls; i++) {
+	for (i = 0; i < s->ndecls; i++) {
 		const struct cg_decl *d = &s->decls[i];
 
 		if (d->type->kind == CG_T_OBJECT && d->type->name == d->name) {
-			rc = py_decl_object(b, s, d->type);
+			py_decl_object(b, s, d->type);
 			continue;
 		}
 		buf_reset(&expr);
-		rc = py_type(&expr, d->type);
-		if (!rc)
-			rc = cg_cat(b, "\n\n", d->name, ": _t.TypeAlias = ", NULL);
-		if (!rc)
-			rc = cg_py_str(b, expr.data ? expr.data : "");
-		if (!rc)
-			rc = buf_putc(b, '\n');
+		py_type(&expr, d->type);
+		cg_cat(b, "\n\n", d->name, ": _t.TypeAlias = ", NULL);
+		py_quoted_type(b, &expr);
+		buf_putc(b, '\n');
 	}
 	buf_free(&expr);
-	return rc;
 }
 
 /* Python parameter names for the input's properties: the property name when
@@ -337,147 +328,198 @@ static bool default_fits(const struct cg_type *t, json_t *def)
 	return false;
 }
 
-static int py_default(struct buf *b, json_t *def)
+static void py_default(struct buf *b, json_t *def)
 {
 	if (json_is_real(def))
-		return buf_printf(b, "%.17g", json_real_value(def));
-	return py_literal_value(b, def);
+		buf_printf(b, "%.17g", json_real_value(def));
+	else
+		py_literal_value(b, def);
 }
 
 struct py_parts {
 	struct buf params, body, doc, types, ret;
 };
 
-static int param_doc(struct buf *doc, const struct cg_prop *p, const char *ident)
+static void param_doc(struct buf *doc, const struct cg_prop *p, const char *ident)
 {
 	json_t *def = json_object_get(p->schema, "default");
 	const char *fmt = json_string_value(json_object_get(p->schema, "format"));
-	int rc;
 
-	rc = cg_cat(doc, "\n        ", ident, ":", NULL);
-	if (!rc && p->description_len) {
-		rc = buf_putc(doc, ' ');
-		if (!rc)
-			rc = cg_py_doc_n(doc, p->description, p->description_len, "            ");
+	cg_cat(doc, "\n        ", ident, ":", NULL);
+	if (p->description_len) {
+		buf_putc(doc, ' ');
+		cg_py_doc_n(doc, p->description, p->description_len, "            ");
 	}
-	if (!rc && strcmp(ident, p->key)) {
-		rc = buf_puts(doc, " (MCP name ");
-		if (!rc)
-			rc = cg_py_str(doc, p->key);
-		if (!rc)
-			rc = buf_putc(doc, ')');
+	if (strcmp(ident, p->key)) {
+		buf_puts(doc, " (MCP name ");
+		cg_py_str(doc, p->key);
+		buf_putc(doc, ')');
 	}
-	if (!rc && fmt) {
-		rc = buf_puts(doc, " Format: ");
-		if (!rc)
-			rc = cg_py_doc(doc, fmt, "            ");
-		if (!rc)
-			rc = buf_putc(doc, '.');
+	if (fmt) {
+		buf_puts(doc, " Format: ");
+		cg_py_doc(doc, fmt, "            ");
+		buf_putc(doc, '.');
 	}
-	if (!rc && def) {
-		rc = buf_puts(doc, " Default: ");
-		if (!rc)
-			rc = cg_schema_snippet(doc, def, SNIPPET_MAX);
-		if (!rc)
-			rc = buf_putc(doc, '.');
+	if (def) {
+		buf_puts(doc, " Default: ");
+		cg_schema_snippet(doc, def, SNIPPET_MAX);
+		buf_putc(doc, '.');
 	}
-	if (!rc && p->type->kind == CG_T_ANY && json_is_object(p->schema) &&
+	if (p->type->kind == CG_T_ANY && json_is_object(p->schema) &&
 	    json_object_size(p->schema) > (p->description ? 1u : 0u)) {
 		struct buf snip;
 
 		buf_init(&snip, CG_PIECE_MAX);
-		rc = cg_schema_snippet(&snip, p->schema, SNIPPET_MAX);
-		if (!rc)
-			rc = buf_puts(doc, " JSON Schema: ");
-		if (!rc)
-			rc = cg_py_doc(doc, snip.data ? snip.data : "", "            ");
+		cg_schema_snippet(&snip, p->schema, SNIPPET_MAX);
+		buf_fail(doc, buf_error(&snip));
+		buf_puts(doc, " JSON Schema: ");
+		cg_py_doc(doc, snip.data ? snip.data : "", "            ");
 		buf_free(&snip);
 	}
-	return rc;
 }
 
-static int py_params(struct py_parts *pp, const struct cg_tool_types *tt)
+/* One property as a keyword parameter, its line of the call's body and its
+ * Args entry. */
+static void py_param(struct py_parts *pp, const struct cg_prop *p, const char *ident, bool first)
+{
+	json_t *def = json_object_get(p->schema, "default");
+	bool fits = default_fits(p->type, def);
+
+	cg_cat(&pp->params, first ? "*, " : ", ", ident, ": ", NULL);
+	py_type(&pp->params, p->type);
+	if (!p->required && !fits && !type_has_none(p->type))
+		buf_puts(&pp->params, " | None");
+	if (!p->required) {
+		buf_puts(&pp->params, " = ");
+		if (fits)
+			py_default(&pp->params, def);
+		else
+			buf_puts(&pp->params, "None");
+	}
+	if (!p->required && !fits)
+		cg_cat(&pp->body, "    if ", ident, " is not None:\n    ", NULL);
+	buf_puts(&pp->body, "    _args[");
+	cg_py_str(&pp->body, p->key);
+	cg_cat(&pp->body, "] = ", ident, "\n", NULL);
+	param_doc(&pp->doc, p, ident);
+}
+
+/* Keys the schema leaves open (or an input that is no object): **_extra. */
+static void py_extra(struct py_parts *pp, const struct cg_tool_types *tt, bool first)
+{
+	const struct cg_type *extra = tt->input_obj ? tt->input_obj->extra : NULL;
+
+	if (!extra && tt->input)
+		extra = cg_schema_deref(&tt->schema, tt->input);
+	if (extra && extra->kind == CG_T_MAP)
+		extra = extra->item;
+	buf_puts(&pp->params, first ? "**_extra: " : ", **_extra: ");
+	if (extra && extra->kind != CG_T_OBJECT)
+		py_type(&pp->params, extra);
+	else
+		buf_puts(&pp->params, "_t.Any");
+	buf_puts(&pp->body, "    _args.update(_extra)\n");
+	buf_puts(&pp->doc, "\n        **_extra: other arguments, sent as given.");
+}
+
+static void py_params(struct py_parts *pp, const struct cg_tool_types *tt)
 {
 	const struct cg_type *obj = tt->input_obj;
 	char **ids = NULL;
 	size_t i, n = 0;
-	int pass, rc = 0;
+	int pass;
 
-	rc = buf_puts(&pp->body, "    _args: dict[str, _t.Any] = {}\n");
+	buf_puts(&pp->body, "    _args: dict[str, _t.Any] = {}\n");
 	if (obj) {
 		ids = param_idents(&tt->schema, obj);
-		if (!ids)
-			return -ENOMEM;
-		/* Required parameters first, then the optional ones. */
-		for (pass = 0; !rc && pass < 2; pass++) {
-			for (i = 0; !rc && i < obj->nprops; i++) {
-				const struct cg_prop *p = &obj->props[i];
-				json_t *def = json_object_get(p->schema, "default");
-				bool fits = default_fits(p->type, def);
-
-				if (p->required != (pass == 0))
-					continue;
-				rc = buf_puts(&pp->params, n++ ? ", " : "*, ");
-				if (!rc)
-					rc = cg_cat(&pp->params, ids[i], ": ", NULL);
-				if (!rc)
-					rc = py_type(&pp->params, p->type);
-				if (!rc && !p->required && !fits && !type_has_none(p->type))
-					rc = buf_puts(&pp->params, " | None");
-				if (!rc && !p->required) {
-					rc = buf_puts(&pp->params, " = ");
-					if (!rc)
-						rc = fits ? py_default(&pp->params, def)
-							  : buf_puts(&pp->params, "None");
-				}
-				if (!rc && !p->required && !fits)
-					rc = cg_cat(&pp->body, "    if ", ids[i],
-						    " is not None:\n    ", NULL);
-				if (!rc)
-					rc = buf_puts(&pp->body, "    _args[");
-				if (!rc)
-					rc = cg_py_str(&pp->body, p->key);
-				if (!rc)
-					rc = cg_cat(&pp->body, "] = ", ids[i], "\n", NULL);
-				if (!rc)
-					rc = param_doc(&pp->doc, p, ids[i]);
-			}
+		if (!ids) {
+			buf_fail(&pp->params, -ENOMEM);
+			return;
 		}
+		/* Required parameters first, then the optional ones. */
+		for (pass = 0; pass < 2; pass++)
+			for (i = 0; i < obj->nprops; i++)
+				if (obj->props[i].required == (pass == 0))
+					py_param(pp, &obj->props[i], ids[i], n++ == 0);
 		for (i = 0; i < obj->nprops; i++)
 			free(ids[i]);
 		free(ids);
 	}
-	if (!rc && (!obj || obj->extra)) {
-		/* Keys the schema leaves open (or an input that is no object). */
-		const struct cg_type *extra = obj ? obj->extra : NULL;
-
-		if (!extra && tt->input)
-			extra = cg_schema_deref(&tt->schema, tt->input);
-		if (extra && extra->kind == CG_T_MAP)
-			extra = extra->item;
-		rc = buf_puts(&pp->params, n++ ? ", **_extra: " : "**_extra: ");
-		if (!rc)
-			rc = extra && extra->kind != CG_T_OBJECT ? py_type(&pp->params, extra)
-								 : buf_puts(&pp->params, "_t.Any");
-		if (!rc)
-			rc = buf_puts(&pp->body, "    _args.update(_extra)\n");
-		if (!rc)
-			rc = buf_puts(&pp->doc,
-				      "\n        **_extra: other arguments, sent as given.");
-	}
-	return rc;
+	if (!obj || obj->extra)
+		py_extra(pp, tt, n == 0);
 }
 
-int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
+/* The module docstring: where the tool comes from, in one place. */
+static void py_summary(struct buf *b, const struct cg_tool_in *in)
+{
+	size_t title_len;
+	const char *title = cg_tool_title(in->tool, &title_len);
+
+	cg_cat(b, in->ident, ": ", NULL);
+	if (title)
+		cg_py_doc_n(b, title, title_len, "");
+	else
+		cg_py_doc(b, in->name, "");
+	buf_puts(b, "\n\nMCP tool ");
+	cg_py_str(b, in->name);
+	buf_puts(b, " of server ");
+	cg_py_str(b, in->server_name);
+	cg_cat(b, "; its definition is in ", in->ident, ".json.\n", NULL);
+}
+
+/* The function's docstring: description, Args (with the parameters),
+ * Returns, Raises. */
+static void py_doc(struct py_parts *pp, const struct cg_tool_in *in, const struct cg_tool_types *tt)
 {
 	size_t title_len, desc_len;
 	const char *title = cg_tool_title(in->tool, &title_len);
 	const char *desc = cg_tool_description(in->tool, &desc_len);
+
+	if (title) {
+		cg_py_doc_n(&pp->doc, title, title_len, "    ");
+		buf_puts(&pp->doc, desc_len ? "\n\n    " : "");
+	}
+	if (desc_len || title)
+		cg_py_doc_n(&pp->doc, desc, desc_len, "    ");
+	else
+		cg_py_doc(&pp->doc, in->name, "    ");
+	buf_puts(&pp->doc, "\n\n    Args:");
+	py_params(pp, tt);
+	if ((!tt->input_obj || !tt->input_obj->nprops) && !pp->params.len)
+		buf_puts(&pp->doc, "\n        (none)");
+	buf_puts(&pp->doc, "\n\n    Returns:\n        ");
+	buf_puts(
+	    &pp->doc,
+	    tt->output
+		? "The tool's structuredContent, typed as its outputSchema says."
+		: "The result's content: one text item as its text (a JSON object or\n"
+		  "        array in it parsed), several items as a list, images, audio and\n"
+		  "        resources as their MCP content dicts (root README.md, \"Results\").");
+	buf_puts(&pp->doc, "\n\n    Raises:\n        McpToolError: the tool reported an "
+			   "error (isError); its content is on the exception.");
+}
+
+/* The call itself; a typed result is cast on a line of its own. */
+static void py_call(struct py_parts *pp, const struct cg_tool_in *in, bool cast)
+{
+	buf_puts(&pp->body, cast ? "    _result = _rt.call_tool(" : "    return _rt.call_tool(");
+	cg_py_str(&pp->body, in->server_name);
+	buf_puts(&pp->body, ", ");
+	cg_py_str(&pp->body, in->name);
+	buf_puts(&pp->body, ", _args)\n");
+	if (cast) {
+		buf_puts(&pp->body, "    return _t.cast(");
+		py_quoted_type(&pp->body, &pp->ret);
+		buf_puts(&pp->body, ", _result)\n");
+	}
+}
+
+int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
+{
 	struct cg_tool_types tt;
 	struct py_parts pp;
 	struct buf summary;
 	int rc;
-	bool cast;
 
 	buf_init(&pp.params, CG_PIECE_MAX);
 	buf_init(&pp.body, CG_PIECE_MAX);
@@ -488,82 +530,15 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 	rc = cg_tool_types_build(in, &tt);
 	if (rc)
 		goto out_free;
-
-	/* Module docstring: where the tool comes from, in one place. */
-	rc = cg_cat(&summary, in->ident, ": ", NULL);
-	if (!rc)
-		rc = title ? cg_py_doc_n(&summary, title, title_len, "")
-			   : cg_py_doc(&summary, in->name, "");
-	if (!rc)
-		rc = buf_puts(&summary, "\n\nMCP tool ");
-	if (!rc)
-		rc = cg_py_str(&summary, in->name);
-	if (!rc)
-		rc = buf_puts(&summary, " of server ");
-	if (!rc)
-		rc = cg_py_str(&summary, in->server_name);
-	if (!rc)
-		rc = cg_cat(&summary, "; its definition is in ", in->ident, ".json.\n", NULL);
-
-	/* Function docstring: description, Args, Returns, Raises. */
-	if (!rc && title) {
-		rc = cg_py_doc_n(&pp.doc, title, title_len, "    ");
-		if (!rc)
-			rc = buf_puts(&pp.doc, desc_len ? "\n\n    " : "");
-	}
-	if (!rc)
-		rc = desc_len || title ? cg_py_doc_n(&pp.doc, desc, desc_len, "    ")
-				       : cg_py_doc(&pp.doc, in->name, "    ");
-	if (!rc)
-		rc = buf_puts(&pp.doc, "\n\n    Args:");
-	if (!rc)
-		rc = py_params(&pp, &tt);
-	if (!rc && (!tt.input_obj || !tt.input_obj->nprops) && !pp.params.len)
-		rc = buf_puts(&pp.doc, "\n        (none)");
-
-	if (!rc && tt.output)
-		rc = py_type(&pp.ret, tt.output);
-	else if (!rc)
-		rc = buf_puts(&pp.ret, "_t.Any");
-	if (!rc)
-		rc = buf_puts(&pp.doc, "\n\n    Returns:\n        ");
-	if (!rc && tt.output) {
-		rc = buf_puts(&pp.doc,
-			      "The tool's structuredContent, typed as its outputSchema says.");
-	} else if (!rc) {
-		rc = buf_puts(
-		    &pp.doc,
-		    "The result's content: one text item as its text (a JSON object or\n"
-		    "        array in it parsed), several items as a list, images, audio and\n"
-		    "        resources as their MCP content dicts (root README.md, \"Results\").");
-	}
-	if (!rc)
-		rc =
-		    buf_puts(&pp.doc, "\n\n    Raises:\n        McpToolError: the tool reported an "
-				      "error (isError); its content is on the exception.");
-	if (!rc)
-		rc = py_decls(&pp.types, &tt.schema);
-
-	/* The call itself; a typed result is cast on a line of its own. */
-	cast = cg_output_typed(&tt);
-	if (!rc)
-		rc = buf_puts(&pp.body,
-			      cast ? "    _result = _rt.call_tool(" : "    return _rt.call_tool(");
-	if (!rc)
-		rc = cg_py_str(&pp.body, in->server_name);
-	if (!rc)
-		rc = buf_puts(&pp.body, ", ");
-	if (!rc)
-		rc = cg_py_str(&pp.body, in->name);
-	if (!rc)
-		rc = buf_puts(&pp.body, ", _args)\n");
-	if (!rc && cast) {
-		rc = buf_puts(&pp.body, "    return _t.cast(");
-		if (!rc)
-			rc = cg_py_str(&pp.body, pp.ret.data);
-		if (!rc)
-			rc = buf_puts(&pp.body, ", _result)\n");
-	}
+	py_summary(&summary, in);
+	py_doc(&pp, in, &tt);
+	if (tt.output)
+		py_type(&pp.ret, tt.output);
+	else
+		buf_puts(&pp.ret, "_t.Any");
+	py_decls(&pp.types, &tt.schema);
+	py_call(&pp, in, cg_output_typed(&tt));
+	rc = buf_first_error(&summary, &pp.params, &pp.body, &pp.doc, &pp.types, &pp.ret, NULL);
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"summary", summary.data, summary.len},

@@ -15,96 +15,108 @@
 /* Integers beyond 2^53 are not exact in a number literal type. */
 #define TS_SAFE_INT 9007199254740991LL
 
-static int ts_type(struct buf *b, const struct cg_type *t);
+static void ts_type(struct buf *b, const struct cg_type *t);
 
-static int ts_lit(struct buf *b, json_t *v)
+/* A literal's type: itself where TypeScript has a literal type for it. */
+static void ts_lit(struct buf *b, json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_STRING:
-		return cg_ts_str_n(b, json_string_value(v), json_string_length(v));
+		cg_ts_str_n(b, json_string_value(v), json_string_length(v));
+		return;
 	case JSON_INTEGER:
 		if (json_integer_value(v) > TS_SAFE_INT || json_integer_value(v) < -TS_SAFE_INT)
-			return buf_puts(b, "number");
-		return buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+			buf_puts(b, "number");
+		else
+			buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return;
 	case JSON_REAL:
-		return buf_puts(b, "number");
+		buf_puts(b, "number");
+		return;
 	case JSON_TRUE:
-		return buf_puts(b, "true");
+		buf_puts(b, "true");
+		return;
 	case JSON_FALSE:
-		return buf_puts(b, "false");
+		buf_puts(b, "false");
+		return;
 	case JSON_NULL:
-		return buf_puts(b, "null");
+		buf_puts(b, "null");
+		return;
 	case JSON_OBJECT:
-		return buf_puts(b, "Record<string, unknown>");
+		buf_puts(b, "Record<string, unknown>");
+		return;
 	case JSON_ARRAY:
-		return buf_puts(b, "unknown[]");
+		buf_puts(b, "unknown[]");
+		return;
 	}
-	return -EINVAL;
+	buf_fail(b, -EINVAL);
 }
 
-static int ts_list(struct buf *b, struct cg_type *const *elems, size_t n, const char *sep)
+static void ts_list(struct buf *b, struct cg_type *const *elems, size_t n, const char *sep)
 {
 	size_t i;
-	int rc = 0;
 
-	for (i = 0; !rc && i < n; i++) {
-		if (i)
-			rc = buf_puts(b, sep);
-		if (!rc)
-			rc = ts_type(b, elems[i]);
+	for (i = 0; i < n; i++) {
+		buf_puts(b, i ? sep : "");
+		ts_type(b, elems[i]);
 	}
-	return rc;
 }
 
-static int ts_type(struct buf *b, const struct cg_type *t)
+/* @open, the type @inner, then @close: Array<...>, Record<string, ...>. */
+static void ts_wrap(struct buf *b, const char *open, const struct cg_type *inner, char close)
 {
-	int rc;
+	buf_puts(b, open);
+	ts_type(b, inner);
+	buf_putc(b, close);
+}
 
+static void ts_type(struct buf *b, const struct cg_type *t)
+{
 	switch (t->kind) {
 	case CG_T_ANY:
-		return buf_puts(b, "unknown");
+		buf_puts(b, "unknown");
+		return;
 	case CG_T_NEVER:
-		return buf_puts(b, "never");
+		buf_puts(b, "never");
+		return;
 	case CG_T_NULL:
-		return buf_puts(b, "null");
+		buf_puts(b, "null");
+		return;
 	case CG_T_BOOL:
-		return buf_puts(b, "boolean");
+		buf_puts(b, "boolean");
+		return;
 	case CG_T_INT:
 	case CG_T_NUM:
-		return buf_puts(b, "number");
+		buf_puts(b, "number");
+		return;
 	case CG_T_STR:
-		return buf_puts(b, "string");
+		buf_puts(b, "string");
+		return;
 	case CG_T_LIT:
-		return ts_lit(b, t->lit);
+		ts_lit(b, t->lit);
+		return;
 	case CG_T_ARRAY:
-		rc = buf_puts(b, "Array<");
-		if (!rc)
-			rc = ts_type(b, t->item);
-		return rc ? rc : buf_putc(b, '>');
+		ts_wrap(b, "Array<", t->item, '>');
+		return;
 	case CG_T_TUPLE:
-		rc = buf_putc(b, '[');
-		if (!rc)
-			rc = ts_list(b, t->elems, t->nelems, ", ");
-		if (!rc && t->item) {
-			rc = buf_puts(b, t->nelems ? ", ...Array<" : "...Array<");
-			if (!rc)
-				rc = ts_type(b, t->item);
-			if (!rc)
-				rc = buf_putc(b, '>');
-		}
-		return rc ? rc : buf_putc(b, ']');
+		buf_putc(b, '[');
+		ts_list(b, t->elems, t->nelems, ", ");
+		if (t->item)
+			ts_wrap(b, t->nelems ? ", ...Array<" : "...Array<", t->item, '>');
+		buf_putc(b, ']');
+		return;
 	case CG_T_MAP:
-		rc = buf_puts(b, "Record<string, ");
-		if (!rc)
-			rc = ts_type(b, t->item);
-		return rc ? rc : buf_putc(b, '>');
+		ts_wrap(b, "Record<string, ", t->item, '>');
+		return;
 	case CG_T_UNION:
-		return ts_list(b, t->elems, t->nelems, " | ");
+		ts_list(b, t->elems, t->nelems, " | ");
+		return;
 	case CG_T_OBJECT:
 	case CG_T_REF:
-		return buf_puts(b, t->name);
+		buf_puts(b, t->name);
+		return;
 	}
-	return -EINVAL;
+	buf_fail(b, -EINVAL);
 }
 
 static bool ts_plain_key(const char *key)
@@ -112,67 +124,54 @@ static bool ts_plain_key(const char *key)
 	return cg_ascii_ident(key);
 }
 
-static int ts_decl_object(struct buf *b, const struct cg_type *t)
+static void ts_decl_object(struct buf *b, const struct cg_type *t)
 {
 	size_t i;
-	int rc = 0;
 
 	if (t->description_len) {
-		rc = buf_puts(b, "\n/**\n");
-		if (!rc)
-			rc = cg_ts_doc_n(b, t->description, t->description_len, "");
-		if (!rc)
-			rc = buf_puts(b, " */");
+		buf_puts(b, "\n/**\n");
+		cg_ts_doc_n(b, t->description, t->description_len, "");
+		buf_puts(b, " */");
 	}
-	if (!rc)
-		rc = cg_cat(b, "\nexport interface ", t->name, " {\n", NULL);
-	for (i = 0; !rc && i < t->nprops; i++) {
+	cg_cat(b, "\nexport interface ", t->name, " {\n", NULL);
+	for (i = 0; i < t->nprops; i++) {
 		const struct cg_prop *p = &t->props[i];
 
 		if (p->description_len) {
-			rc = buf_puts(b, "\t/**\n");
-			if (!rc)
-				rc = cg_ts_doc_n(b, p->description, p->description_len, "\t");
-			if (!rc)
-				rc = buf_puts(b, "\t */\n");
+			buf_puts(b, "\t/**\n");
+			cg_ts_doc_n(b, p->description, p->description_len, "\t");
+			buf_puts(b, "\t */\n");
 		}
-		if (!rc)
-			rc = buf_putc(b, '\t');
-		if (!rc)
-			rc = ts_plain_key(p->key) ? buf_puts(b, p->key) : cg_ts_str(b, p->key);
-		if (!rc)
-			rc = buf_puts(b, p->required ? ": " : "?: ");
-		if (!rc)
-			rc = ts_type(b, p->type);
-		if (!rc)
-			rc = buf_puts(b, ";\n");
+		buf_putc(b, '\t');
+		if (ts_plain_key(p->key))
+			buf_puts(b, p->key);
+		else
+			cg_ts_str(b, p->key);
+		buf_puts(b, p->required ? ": " : "?: ");
+		ts_type(b, p->type);
+		buf_puts(b, ";\n");
 	}
-	if (!rc && t->extra) {
-		/* unknown: every declared property must fit the index type. */
-		rc = buf_puts(b, "\t[key: string]: unknown;\n");
-	}
-	return rc ? rc : buf_puts(b, "}\n");
+	/* unknown: every declared property must fit the index type. */
+	if (t->extra)
+		buf_puts(b, "\t[key: string]: unknown;\n");
+	buf_puts(b, "}\n");
 }
 
-static int ts_decls(struct buf *b, const struct cg_schema *s)
+static void ts_decls(struct buf *b, const struct cg_schema *s)
 {
 	size_t i;
-	int rc = 0;
 
-	for (i = 0; !rc && i < s->ndecls; i++) {
+	for (i = 0; i < s->ndecls; i++) {
 		const struct cg_decl *d = &s->decls[i];
 
 		if (d->type->kind == CG_T_OBJECT && d->type->name == d->name) {
-			rc = ts_decl_object(b, d->type);
+			ts_decl_object(b, d->type);
 			continue;
 		}
-		rc = cg_cat(b, "\nexport type ", d->name, " = ", NULL);
-		if (!rc)
-			rc = ts_type(b, d->type);
-		if (!rc)
-			rc = buf_puts(b, ";\n");
+		cg_cat(b, "\nexport type ", d->name, " = ", NULL);
+		ts_type(b, d->type);
+		buf_puts(b, ";\n");
 	}
-	return rc;
 }
 
 static bool any_required(const struct cg_type *obj)
@@ -185,11 +184,85 @@ static bool any_required(const struct cg_type *obj)
 	return false;
 }
 
-int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
+/* The file's head comment: where the tool comes from, in one place. */
+static void ts_summary(struct buf *head, struct buf *text, const struct cg_tool_in *in)
+{
+	size_t title_len;
+	const char *title = cg_tool_title(in->tool, &title_len);
+
+	buf_reset(text);
+	cg_cat(text, in->ident, ": ", NULL);
+	if (title)
+		buf_append(text, title, title_len);
+	else
+		buf_puts(text, in->name);
+	buf_puts(text, "\n\nMCP tool ");
+	cg_ts_str(text, in->name);
+	buf_puts(text, " of server ");
+	cg_ts_str(text, in->server_name);
+	cg_cat(text, "; its definition is in ", in->ident, ".json.", NULL);
+	buf_fail(head, buf_error(text));
+	cg_ts_doc_n(head, text->data ? text->data : "", text->len, "");
+}
+
+/* The function's JSDoc: description, @param, @returns, @throws. */
+static void ts_doc(struct buf *doc, struct buf *text, const struct cg_tool_in *in,
+		   const struct cg_tool_types *tt)
 {
 	size_t title_len, desc_len;
 	const char *title = cg_tool_title(in->tool, &title_len);
 	const char *desc = cg_tool_description(in->tool, &desc_len);
+
+	buf_reset(text);
+	if (title) {
+		buf_append(text, title, title_len);
+		buf_puts(text, desc_len ? "\n\n" : "");
+	}
+	if (desc_len || title)
+		buf_append(text, desc, desc_len);
+	else
+		buf_puts(text, in->name);
+	buf_fail(doc, buf_error(text));
+	cg_ts_doc_n(doc, text->data ? text->data : "", text->len, "");
+	buf_puts(doc, " *\n * @param input the tool's arguments");
+	buf_puts(doc, tt->output ? "\n * @returns the tool's structuredContent, typed as its "
+				   "outputSchema says"
+				 : "\n * @returns the result's content (see the root "
+				   "README.md, \"Results\")");
+	buf_puts(doc, "\n * @throws McpToolError when the tool reports an error (isError)\n");
+}
+
+static void ts_params(struct buf *params, const struct cg_tool_types *tt)
+{
+	if (!tt->input_obj) {
+		buf_puts(params, "input: Record<string, unknown> = {}");
+		return;
+	}
+	cg_cat(params,
+	       "input: ", tt->input == tt->input_obj ? tt->input_obj->name : tt->input->name,
+	       any_required(tt->input_obj) ? "" : " = {}", NULL);
+}
+
+/* What the function returns: the call's promise as it is when the result is
+ * unknown, else the awaited result as its type. @call gets the server and
+ * tool arguments. */
+static void ts_result(struct buf *result, struct buf *call, const struct cg_tool_in *in,
+		      const struct cg_tool_types *tt, const struct buf *ret)
+{
+	buf_reset(call);
+	cg_ts_str(call, in->server_name);
+	buf_puts(call, ", ");
+	cg_ts_str(call, in->name);
+	buf_fail(result, buf_first_error(call, ret, NULL));
+	if (cg_output_typed(tt))
+		cg_cat(result, "(await _rt.callTool(", call->data, ", input)) as ", ret->data,
+		       NULL);
+	else
+		cg_cat(result, "_rt.callTool(", call->data, ", input)", NULL);
+}
+
+int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
+{
 	struct buf types, doc, params, ret, head, text, result;
 	struct cg_tool_types tt;
 	int rc;
@@ -204,73 +277,18 @@ int cg_render_tool_ts(const struct cg_tool_in *in, struct buf *out)
 	rc = cg_tool_types_build(in, &tt);
 	if (rc)
 		goto out_free;
-
-	rc = cg_cat(&text, in->ident, ": ", NULL);
-	if (!rc)
-		rc = title ? buf_append(&text, title, title_len) : buf_puts(&text, in->name);
-	if (!rc)
-		rc = buf_puts(&text, "\n\nMCP tool ");
-	if (!rc)
-		rc = cg_ts_str(&text, in->name);
-	if (!rc)
-		rc = buf_puts(&text, " of server ");
-	if (!rc)
-		rc = cg_ts_str(&text, in->server_name);
-	if (!rc)
-		rc = cg_cat(&text, "; its definition is in ", in->ident, ".json.", NULL);
-	if (!rc)
-		rc = cg_ts_doc_n(&head, text.data, text.len, "");
-
-	buf_reset(&text);
-	if (!rc && title) {
-		rc = buf_append(&text, title, title_len);
-		if (!rc)
-			rc = buf_puts(&text, desc_len ? "\n\n" : "");
-	}
-	if (!rc)
-		rc = desc_len || title ? buf_append(&text, desc, desc_len)
-				       : buf_puts(&text, in->name);
-	if (!rc)
-		rc = cg_ts_doc_n(&doc, text.data ? text.data : "", text.len, "");
-	if (!rc)
-		rc = buf_puts(&doc, " *\n * @param input the tool's arguments");
-	if (!rc)
-		rc = buf_puts(
-		    &doc, tt.output ? "\n * @returns the tool's structuredContent, typed as its "
-				      "outputSchema says"
-				    : "\n * @returns the result's content (see the root "
-				      "README.md, \"Results\")");
-	if (!rc)
-		rc = buf_puts(
-		    &doc, "\n * @throws McpToolError when the tool reports an error (isError)\n");
-	if (!rc && tt.input_obj && tt.input == tt.input_obj)
-		rc = cg_cat(&params, "input: ", tt.input_obj->name,
-			    any_required(tt.input_obj) ? "" : " = {}", NULL);
-	else if (!rc && tt.input_obj)
-		rc = cg_cat(&params, "input: ", tt.input->name,
-			    any_required(tt.input_obj) ? "" : " = {}", NULL);
-	else if (!rc)
-		rc = buf_puts(&params, "input: Record<string, unknown> = {}");
-	if (!rc)
-		rc = tt.output ? ts_type(&ret, tt.output) : buf_puts(&ret, "unknown");
-	if (!rc)
-		rc = ts_decls(&types, &tt.schema);
-	buf_reset(&text);
-	if (!rc)
-		rc = cg_ts_str(&text, in->server_name);
-	if (!rc)
-		rc = buf_puts(&text, ", ");
-	if (!rc)
-		rc = cg_ts_str(&text, in->name);
-	/* What the function returns: the call's promise as it is when the
-	 * result is unknown, else the awaited result as its type. */
-	if (!rc)
-		rc = cg_output_typed(&tt)
-			 ? cg_cat(&result, "(await _rt.callTool(", text.data, ", input)) as ",
-				  ret.data, NULL)
-			 : cg_cat(&result, "_rt.callTool(", text.data, ", input)", NULL);
+	ts_summary(&head, &text, in);
+	ts_doc(&doc, &text, in, &tt);
+	ts_params(&params, &tt);
+	if (tt.output)
+		ts_type(&ret, tt.output);
+	else
+		buf_puts(&ret, "unknown");
+	ts_decls(&types, &tt.schema);
+	ts_result(&result, &text, in, &tt, &ret);
 	/* "call" (the server and tool arguments) stays for --templates
 	 * files written before "result". */
+	rc = buf_first_error(&types, &doc, &params, &ret, &head, &text, &result, NULL);
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"summary", head.data, head.len},	 {"types", types.data, types.len},

@@ -14,52 +14,51 @@ static int put_indent(struct buf *b, int depth)
 	static const char spaces[] =
 	    "                                                                ";
 	size_t n = (size_t)depth * 2;
-	int rc = buf_putc(b, '\n');
 
-	while (!rc && n) {
+	buf_putc(b, '\n');
+	while (n && !buf_error(b)) {
 		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
 
-		rc = buf_append(b, spaces, k);
+		buf_append(b, spaces, k);
 		n -= k;
 	}
-	return rc;
+	return buf_error(b);
 }
 
 static int put_string(struct buf *b, const char *s, size_t len)
 {
 	const char *p = s, *end = s + len, *run;
-	int rc = buf_putc(b, '"');
 
-	while (!rc && p < end) {
+	buf_putc(b, '"');
+	while (p < end && !buf_error(b)) {
 		for (run = p; p < end && (unsigned char)*p >= 0x20 && *p != '"' && *p != '\\'; p++)
 			;
-		if (p > run)
-			rc = buf_append(b, run, (size_t)(p - run));
-		if (rc || p == end)
+		buf_append(b, run, (size_t)(p - run));
+		if (p == end)
 			break;
 		switch (*p) {
 		case '"':
-			rc = buf_puts(b, "\\\"");
+			buf_puts(b, "\\\"");
 			break;
 		case '\\':
-			rc = buf_puts(b, "\\\\");
+			buf_puts(b, "\\\\");
 			break;
 		case '\n':
-			rc = buf_puts(b, "\\n");
+			buf_puts(b, "\\n");
 			break;
 		case '\r':
-			rc = buf_puts(b, "\\r");
+			buf_puts(b, "\\r");
 			break;
 		case '\t':
-			rc = buf_puts(b, "\\t");
+			buf_puts(b, "\\t");
 			break;
 		default:
-			rc = buf_printf(b, "\\u%04x", (unsigned)(unsigned char)*p);
+			buf_printf(b, "\\u%04x", (unsigned)(unsigned char)*p);
 			break;
 		}
 		p++;
 	}
-	return rc ? rc : buf_putc(b, '"');
+	return buf_putc(b, '"');
 }
 
 static int put_value(struct buf *b, json_t *v, int depth)
@@ -68,7 +67,6 @@ static int put_value(struct buf *b, json_t *v, int depth)
 	const char *key;
 	json_t *item;
 	size_t i, n;
-	int rc = 0;
 
 	if (depth > MAX_DEPTH)
 		return buf_puts(b, "null");
@@ -76,40 +74,30 @@ static int put_value(struct buf *b, json_t *v, int depth)
 	case JSON_OBJECT:
 		if (!json_object_size(v))
 			return buf_puts(b, "{}");
-		rc = buf_putc(b, '{');
+		buf_putc(b, '{');
 		n = 0;
 		json_object_foreach(v, key, item)
 		{
-			if (!rc && n++)
-				rc = buf_putc(b, ',');
-			if (!rc)
-				rc = put_indent(b, depth + 1);
-			if (!rc)
-				rc = put_string(b, key, strlen(key));
-			if (!rc)
-				rc = buf_puts(b, ": ");
-			if (!rc)
-				rc = put_value(b, item, depth + 1);
+			buf_puts(b, n++ ? "," : "");
+			put_indent(b, depth + 1);
+			put_string(b, key, strlen(key));
+			buf_puts(b, ": ");
+			put_value(b, item, depth + 1);
 		}
-		if (!rc)
-			rc = put_indent(b, depth);
-		return rc ? rc : buf_putc(b, '}');
+		put_indent(b, depth);
+		return buf_putc(b, '}');
 	case JSON_ARRAY:
 		if (!json_array_size(v))
 			return buf_puts(b, "[]");
-		rc = buf_putc(b, '[');
+		buf_putc(b, '[');
 		json_array_foreach(v, i, item)
 		{
-			if (!rc && i)
-				rc = buf_putc(b, ',');
-			if (!rc)
-				rc = put_indent(b, depth + 1);
-			if (!rc)
-				rc = put_value(b, item, depth + 1);
+			buf_puts(b, i ? "," : "");
+			put_indent(b, depth + 1);
+			put_value(b, item, depth + 1);
 		}
-		if (!rc)
-			rc = put_indent(b, depth);
-		return rc ? rc : buf_putc(b, ']');
+		put_indent(b, depth);
+		return buf_putc(b, ']');
 	case JSON_STRING:
 		return put_string(b, json_string_value(v), json_string_length(v));
 	case JSON_INTEGER:
@@ -132,7 +120,6 @@ static int put_value(struct buf *b, json_t *v, int depth)
 
 int cg_json_pretty(struct buf *b, json_t *v)
 {
-	int rc = put_value(b, v, 0);
-
-	return rc ? rc : buf_putc(b, '\n');
+	put_value(b, v, 0);
+	return buf_putc(b, '\n');
 }

@@ -1,6 +1,8 @@
 #include "names_i.h"
 #include "text_i.h"
 
+#include "../common/strmap.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -147,44 +149,18 @@ void cg_ident_base(const char *name, const char *prefix, char *out)
 	}
 }
 
-/* A set of strings by open addressing (FNV-1a), only to test membership. */
-struct strset {
-	const char **slots;
-	size_t cap;
-};
+/* The identifiers taken so far, as a set: every member maps to the same
+ * non-NULL value. */
+static char member;
 
-static uint64_t fnv1a(const char *s)
+static int taken_add(struct strmap *taken, const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return strmap_put(taken, s, strlen(s), &member, NULL);
 }
 
-static bool strset_has(const struct strset *set, const char *s)
+static bool taken_has(const struct strmap *taken, const char *s)
 {
-	size_t i = (size_t)(fnv1a(s) & (set->cap - 1));
-
-	while (set->slots[i]) {
-		if (!strcmp(set->slots[i], s))
-			return true;
-		i = (i + 1) & (set->cap - 1);
-	}
-	return false;
-}
-
-/* @s is borrowed and must outlive the set; the set never fills (cap > 2n). */
-static void strset_add(struct strset *set, const char *s)
-{
-	size_t i = (size_t)(fnv1a(s) & (set->cap - 1));
-
-	while (set->slots[i]) {
-		if (!strcmp(set->slots[i], s))
-			return;
-		i = (i + 1) & (set->cap - 1);
-	}
-	set->slots[i] = s;
+	return strmap_get(taken, s, strlen(s)) != NULL;
 }
 
 struct assign_item {
@@ -215,7 +191,7 @@ static int cmp_item(const void *a, const void *b)
 int cg_idents_assign(const char *const *names, size_t n, const char *prefix, char **out)
 {
 	struct assign_item *items;
-	struct strset set = {0};
+	struct strmap taken;
 	const char *group = NULL; /* the identifier of the current run of equal bases */
 	char buf[CG_IDENT_BUF + 24];
 	size_t i, k, suffix;
@@ -223,20 +199,17 @@ int cg_idents_assign(const char *const *names, size_t n, const char *prefix, cha
 
 	for (i = 0; i < n; i++)
 		out[i] = NULL;
+	strmap_init(&taken, SIZE_MAX);
 	items = calloc(n ? n : 1, sizeof(*items));
-	for (set.cap = 16; set.cap < 4 * (n + 1); set.cap *= 2)
-		;
-	set.slots = calloc(set.cap, sizeof(*set.slots));
-	if (!items || !set.slots)
+	if (!items)
 		goto out_free;
 	for (i = 0; i < n; i++) {
 		cg_ident_base(names[i], prefix, buf);
 		items[i].name = names[i];
 		items[i].index = i;
 		items[i].base = strdup(buf);
-		if (!items[i].base)
+		if (!items[i].base || taken_add(&taken, items[i].base))
 			goto out_free;
-		strset_add(&set, items[i].base);
 	}
 	qsort(items, n, sizeof(*items), cmp_item);
 	for (i = 0; i < n; i++) {
@@ -247,13 +220,12 @@ int cg_idents_assign(const char *const *names, size_t n, const char *prefix, cha
 		}
 		for (suffix = 2;; suffix++) {
 			snprintf(buf, sizeof(buf), "%s_%zu", items[i].base, suffix);
-			if (!strset_has(&set, buf))
+			if (!taken_has(&taken, buf))
 				break;
 		}
 		out[items[i].index] = strdup(buf);
-		if (!out[items[i].index])
+		if (!out[items[i].index] || taken_add(&taken, buf))
 			goto out_free;
-		strset_add(&set, out[items[i].index]);
 	}
 	rc = 0;
 out_free:
@@ -266,6 +238,6 @@ out_free:
 		for (k = 0; k < n; k++)
 			free(items[k].base);
 	free(items);
-	free(set.slots);
+	strmap_free(&taken);
 	return rc;
 }

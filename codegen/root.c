@@ -149,29 +149,27 @@ static int root_readme(const struct cg_root *r, struct buf *out)
 {
 	struct buf list, py, ts;
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	buf_init(&list, README_MAX);
 	buf_init(&py, README_MAX);
 	buf_init(&ts, README_MAX);
-	for (i = 0; !rc && i < r->n; i++) {
-		rc = cg_cat(&list, "- `", r->idents[i], "`", NULL);
-		if (!rc && strcmp(r->names[i], r->idents[i])) {
-			rc = buf_puts(&list, " (configured as \"");
-			if (!rc)
-				rc = cg_md_line(&list, r->names[i], 200);
-			if (!rc)
-				rc = buf_puts(&list, "\")");
+	for (i = 0; i < r->n; i++) {
+		cg_cat(&list, "- `", r->idents[i], "`", NULL);
+		if (strcmp(r->names[i], r->idents[i])) {
+			buf_puts(&list, " (configured as \"");
+			cg_md_line(&list, r->names[i], 200);
+			buf_puts(&list, "\")");
 		}
-		if (!rc)
-			rc = buf_putc(&list, '\n');
+		buf_putc(&list, '\n');
 	}
-	if (!rc && r->n == 0)
-		rc = buf_puts(&list, "(no servers are configured)\n");
-	if (!rc && (r->langs & CG_LANG_PY))
-		rc = cg_tmpl_fill(r->t, "readme_python.md.tmpl", NULL, 0, &py);
-	if (!rc && (r->langs & CG_LANG_TS))
-		rc = cg_tmpl_fill(r->t, "readme_typescript.md.tmpl", NULL, 0, &ts);
+	if (r->n == 0)
+		buf_puts(&list, "(no servers are configured)\n");
+	if (r->langs & CG_LANG_PY)
+		buf_fail(&py, cg_tmpl_fill(r->t, "readme_python.md.tmpl", NULL, 0, &py));
+	if (r->langs & CG_LANG_TS)
+		buf_fail(&ts, cg_tmpl_fill(r->t, "readme_typescript.md.tmpl", NULL, 0, &ts));
+	rc = buf_first_error(&list, &py, &ts, NULL);
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"servers", list.data, list.len},

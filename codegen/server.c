@@ -217,50 +217,73 @@ const char *cg_server_tool_name(const struct cg_server *s, const char *ident)
 
 static int readme_failed(const struct cg_server *s, struct buf *out)
 {
-	struct buf status, detail;
+	static const char no_log[] = "    (no log lines)\n";
+	struct buf status, detail, line, name;
 	const char *p, *nl;
 	int rc;
 
 	buf_init(&status, README_MAX);
 	buf_init(&detail, README_MAX);
-	rc = cg_md_line(&status, s->status, 1000);
+	buf_init(&line, README_MAX);
+	buf_init(&name, README_MAX);
+	cg_md_line(&status, s->status, 1000);
 	/* The log tail as an indented block: no fence it could close. */
-	for (p = s->detail; !rc && p && *p; p = nl ? nl + 1 : p + strlen(p)) {
-		struct buf line;
-
+	for (p = s->detail; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
 		nl = strchr(p, '\n');
-		buf_init(&line, README_MAX);
-		rc = buf_append(&line, p, nl ? (size_t)(nl - p) : strlen(p));
-		if (!rc)
-			rc = buf_puts(&detail, "    ");
-		if (!rc)
-			rc = cg_md_line(&detail, line.data ? line.data : "", 400);
-		if (!rc)
-			rc = buf_putc(&detail, '\n');
-		buf_free(&line);
+		buf_reset(&line);
+		buf_append(&line, p, nl ? (size_t)(nl - p) : strlen(p));
+		buf_fail(&detail, buf_error(&line));
+		buf_puts(&detail, "    ");
+		cg_md_line(&detail, line.data ? line.data : "", 400);
+		buf_putc(&detail, '\n');
 	}
+	cg_md_line(&name, s->name, 200);
+	rc = buf_first_error(&status, &detail, &name, NULL);
 	if (!rc) {
-		struct buf name;
+		const struct cg_kv kv[] = {
+		    {"name", name.data, name.len},
+		    {"ident", s->ident, strlen(s->ident)},
+		    {"status", status.data, status.len},
+		    {"detail", detail.data ? detail.data : no_log,
+		     detail.data ? detail.len : strlen(no_log)},
+		};
 
-		buf_init(&name, README_MAX);
-		rc = cg_md_line(&name, s->name, 200);
-		if (!rc) {
-			const struct cg_kv kv[] = {
-			    {"name", name.data, name.len},
-			    {"ident", s->ident, strlen(s->ident)},
-			    {"status", status.data, status.len},
-			    {"detail", detail.data ? detail.data : "    (no log lines)\n",
-			     detail.data ? detail.len : strlen("    (no log lines)\n")},
-			};
-
-			rc = cg_tmpl_fill(s->t, "server_failed.md.tmpl", kv,
-					  sizeof(kv) / sizeof(kv[0]), out);
-		}
-		buf_free(&name);
+		rc = cg_tmpl_fill(s->t, "server_failed.md.tmpl", kv, sizeof(kv) / sizeof(kv[0]),
+				  out);
 	}
 	buf_free(&status);
 	buf_free(&detail);
+	buf_free(&line);
+	buf_free(&name);
 	return rc;
+}
+
+/* One tool's line of the README: "- `ident` (`name`): title: first sentence". */
+static void readme_tool(struct buf *list, const struct cg_tool *t)
+{
+	size_t title_len, desc_len;
+	const char *title = cg_tool_title(t->json, &title_len);
+	const char *desc = cg_tool_description(t->json, &desc_len);
+
+	buf_printf(list, "- `%s`", t->ident);
+	if (strcmp(t->ident, t->name)) {
+		buf_puts(list, " (`");
+		cg_md_line(list, t->name, 200);
+		buf_puts(list, "`)");
+	}
+	if (title || desc_len)
+		buf_putc(list, ':');
+	if (title) {
+		buf_putc(list, ' ');
+		cg_md_line_n(list, title, title_len, 100);
+		if (desc_len)
+			buf_putc(list, ':');
+	}
+	if (desc_len) {
+		buf_putc(list, ' ');
+		cg_md_line_n(list, desc, cg_first_sentence(desc), SUMMARY_MAX);
+	}
+	buf_putc(list, '\n');
 }
 
 static int readme(const struct cg_server *s, struct buf *out)
@@ -268,48 +291,19 @@ static int readme(const struct cg_server *s, struct buf *out)
 	struct buf list, name;
 	char count[32];
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	if (s->status)
 		return readme_failed(s, out);
 	buf_init(&list, README_MAX);
 	buf_init(&name, README_MAX);
-	for (i = 0; !rc && i < s->ntools; i++) {
-		const struct cg_tool *t = s->by_ident[i];
-		size_t title_len, desc_len;
-		const char *title = cg_tool_title(t->json, &title_len);
-		const char *desc = cg_tool_description(t->json, &desc_len);
-		rc = buf_printf(&list, "- `%s`", t->ident);
-		if (!rc && strcmp(t->ident, t->name)) {
-			rc = buf_puts(&list, " (`");
-			if (!rc)
-				rc = cg_md_line(&list, t->name, 200);
-			if (!rc)
-				rc = buf_puts(&list, "`)");
-		}
-		if (!rc && (title || desc_len))
-			rc = buf_putc(&list, ':');
-		if (!rc && title) {
-			rc = buf_putc(&list, ' ');
-			if (!rc)
-				rc = cg_md_line_n(&list, title, title_len, 100);
-			if (!rc && desc_len)
-				rc = buf_putc(&list, ':');
-		}
-		if (!rc && desc_len) {
-			rc = buf_putc(&list, ' ');
-			if (!rc)
-				rc =
-				    cg_md_line_n(&list, desc, cg_first_sentence(desc), SUMMARY_MAX);
-		}
-		if (!rc)
-			rc = buf_putc(&list, '\n');
-	}
-	if (!rc && !s->ntools)
-		rc = buf_puts(&list, "(this server lists no tools)\n");
-	if (!rc)
-		rc = cg_md_line(&name, s->name, 200);
+	for (i = 0; i < s->ntools; i++)
+		readme_tool(&list, s->by_ident[i]);
+	if (!s->ntools)
+		buf_puts(&list, "(this server lists no tools)\n");
+	cg_md_line(&name, s->name, 200);
 	snprintf(count, sizeof(count), "%zu", s->ntools);
+	rc = buf_first_error(&list, &name, NULL);
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"name", name.data, name.len},
@@ -329,22 +323,21 @@ static int init_py(const struct cg_server *s, struct buf *out)
 {
 	struct buf imports, all, name;
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	buf_init(&imports, README_MAX);
 	buf_init(&all, README_MAX);
 	buf_init(&name, README_MAX);
-	for (i = 0; !rc && i < s->ntools; i++) {
+	for (i = 0; i < s->ntools; i++) {
 		const char *id = s->by_ident[i]->ident;
 
-		rc = buf_printf(&imports, "    from .%s import %s as %s\n", id, id, id);
-		if (!rc)
-			rc = buf_printf(&all, "    \"%s\",\n", id);
+		buf_printf(&imports, "    from .%s import %s as %s\n", id, id, id);
+		buf_printf(&all, "    \"%s\",\n", id);
 	}
-	if (!rc && !s->ntools)
-		rc = buf_puts(&imports, "    pass\n");
-	if (!rc)
-		rc = cg_py_doc(&name, s->name, "");
+	if (!s->ntools)
+		buf_puts(&imports, "    pass\n");
+	cg_py_doc(&name, s->name, "");
+	rc = buf_first_error(&imports, &all, &name, NULL);
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"name", name.data, name.len},
@@ -365,20 +358,20 @@ static int index_ts(const struct cg_server *s, struct buf *out)
 {
 	struct buf exports, text, doc;
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	buf_init(&exports, README_MAX);
 	buf_init(&text, README_MAX);
 	buf_init(&doc, README_MAX);
-	for (i = 0; !rc && i < s->ntools; i++) {
+	for (i = 0; i < s->ntools; i++) {
 		const char *id = s->by_ident[i]->ident;
 
-		rc = buf_printf(&exports, "export { %s } from \"./%s\";\n", id, id);
+		buf_printf(&exports, "export { %s } from \"./%s\";\n", id, id);
 	}
-	if (!rc)
-		rc = buf_printf(&text, "Tools of the MCP server %s: see README.md.", s->name);
-	if (!rc)
-		rc = cg_ts_doc(&doc, text.data, "");
+	buf_printf(&text, "Tools of the MCP server %s: see README.md.", s->name);
+	buf_fail(&doc, buf_error(&text));
+	cg_ts_doc(&doc, text.data ? text.data : "", "");
+	rc = buf_first_error(&exports, &doc, NULL);
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"doc", doc.data, doc.len},

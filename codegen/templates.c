@@ -134,32 +134,28 @@ int cg_tmpl_fill(const struct cg_templates *t, const char *name, const struct cg
 {
 	const char *p, *end, *open, *close;
 	size_t len, i, klen;
-	int rc = 0;
 
 	p = cg_tmpl_get(t, name, &len);
 	if (!p)
 		return -ENOENT;
 	end = p + len;
-	while (!rc && p < end) {
+	while (p < end && !buf_error(out)) {
 		open = memmem(p, (size_t)(end - p), "{{", 2);
-		if (!open)
-			return buf_append(out, p, (size_t)(end - p));
-		rc = buf_append(out, p, (size_t)(open - p));
-		close = memmem(open + 2, (size_t)(end - open - 2), "}}", 2);
-		if (rc || !close) {
-			if (!rc)
-				rc = buf_append(out, open, (size_t)(end - open));
+		close = open ? memmem(open + 2, (size_t)(end - open - 2), "}}", 2) : NULL;
+		if (!close) {
+			buf_append(out, p, (size_t)(end - p));
 			break;
 		}
+		buf_append(out, p, (size_t)(open - p));
 		klen = (size_t)(close - open - 2);
 		for (i = 0; i < n; i++)
 			if (strlen(kv[i].key) == klen && !memcmp(kv[i].key, open + 2, klen))
 				break;
-		if (i < n)
-			rc = kv[i].value ? buf_append(out, kv[i].value, kv[i].len) : 0;
-		else
-			rc = buf_append(out, open, (size_t)(close + 2 - open));
+		if (i == n)
+			buf_append(out, open, (size_t)(close + 2 - open));
+		else if (kv[i].value)
+			buf_append(out, kv[i].value, kv[i].len);
 		p = close + 2;
 	}
-	return rc;
+	return buf_error(out);
 }

@@ -58,27 +58,27 @@ static int quoted(struct buf *b, const char *s, size_t len,
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	unsigned long cp;
 	size_t n;
-	int rc = buf_putc(b, '"');
 
-	while (!rc && p < end) {
+	buf_putc(b, '"');
+	while (p < end && !buf_error(b)) {
 		n = plain_run(p, end, "\"\\");
 		if (n) {
-			rc = buf_append(b, p, n);
+			buf_append(b, p, n);
 			p += n;
 			continue;
 		}
 		cp = cg_utf8_next(p, &n);
 		p += n;
 		if (cp == '"' || cp == '\\')
-			rc = buf_printf(b, "\\%c", (char)cp);
+			buf_printf(b, "\\%c", (char)cp);
 		else if (cp == '\n')
-			rc = buf_puts(b, "\\n");
+			buf_puts(b, "\\n");
 		else if (cp >= 0x20 && cp < 0x7f)
-			rc = buf_putc(b, (char)cp);
+			buf_putc(b, (char)cp);
 		else
-			rc = escape(b, cp);
+			escape(b, cp);
 	}
-	return rc ? rc : buf_putc(b, '"');
+	return buf_putc(b, '"');
 }
 
 static int py_escape(struct buf *b, unsigned long cp)
@@ -115,12 +115,11 @@ int cg_py_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	size_t n, start = b->len;
 	unsigned long cp;
-	int rc = 0;
 
-	while (!rc && p < end) {
+	while (p < end && !buf_error(b)) {
 		n = plain_run(p, end, "\"\\");
 		if (n) {
-			rc = buf_append(b, p, n);
+			buf_append(b, p, n);
 			p += n;
 			continue;
 		}
@@ -131,27 +130,28 @@ int cg_py_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 		if (line_break(cp)) {
 			while (b->len > start && b->data[b->len - 1] == ' ')
 				b->len--;
-			rc = buf_putc(b, '\n');
-			if (!rc && p < end && *p != '\n' && *p != '\r')
-				rc = buf_puts(b, indent);
+			buf_putc(b, '\n');
+			if (p < end && *p != '\n' && *p != '\r')
+				buf_puts(b, indent);
 		} else if (cp == '\\') {
-			rc = buf_puts(b, "\\\\");
+			buf_puts(b, "\\\\");
 		} else if (cp == '"') {
 			/* A quote that could join the closing """ or make one
 			 * (trailing blanks are trimmed, so look past them). */
-			rc = ((p < end && *p == '"') || rest_blank(p, end)) ? buf_puts(b, "\\\"")
-									    : buf_putc(b, '"');
+			buf_puts(b, (p < end && *p == '"') || rest_blank(p, end) ? "\\\"" : "\"");
 		} else if (cp == '\t') {
-			rc = buf_puts(b, "    ");
+			buf_puts(b, "    ");
 		} else if (cp < 0x20 || cp == 0x7f || cp == 0xfffd) {
-			rc = py_escape(b, cp);
+			py_escape(b, cp);
 		} else {
-			rc = buf_append(b, p - n, n);
+			buf_append(b, p - n, n);
 		}
 	}
-	while (!rc && b->len > start && (b->data[b->len - 1] == ' ' || b->data[b->len - 1] == '\n'))
+	if (buf_error(b))
+		return buf_error(b);
+	while (b->len > start && (b->data[b->len - 1] == ' ' || b->data[b->len - 1] == '\n'))
 		b->data[--b->len] = '\0';
-	return rc;
+	return 0;
 }
 
 /* UTF-16 escapes: a surrogate pair above the BMP. */
@@ -173,17 +173,15 @@ int cg_ts_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	unsigned long cp;
 	size_t n, start;
-	int rc;
 
-	rc = buf_printf(b, "%s *", indent);
+	buf_printf(b, "%s *", indent);
 	start = b->len;
-	while (!rc && p < end) {
+	while (p < end && !buf_error(b)) {
 		n = plain_run(p, end, "/");
 		if (n) {
 			if (b->len == start)
-				rc = buf_putc(b, ' ');
-			if (!rc)
-				rc = buf_append(b, p, n);
+				buf_putc(b, ' ');
+			buf_append(b, p, n);
 			p += n;
 			continue;
 		}
@@ -192,23 +190,21 @@ int cg_ts_doc_n(struct buf *b, const char *s, size_t len, const char *indent)
 			n = 2;
 		p += n;
 		if (b->len == start && !line_break(cp))
-			rc = buf_putc(b, ' ');
-		if (rc)
-			break;
+			buf_putc(b, ' ');
 		if (line_break(cp)) {
-			rc = buf_printf(b, "\n%s *", indent);
+			buf_printf(b, "\n%s *", indent);
 			start = b->len;
 		} else if (cp == '/' && b->len && b->data[b->len - 1] == '*') {
-			rc = buf_puts(b, "\\/");
+			buf_puts(b, "\\/");
 		} else if (cp == '\t') {
-			rc = buf_puts(b, "    ");
+			buf_puts(b, "    ");
 		} else if (cp < 0x20 || cp == 0x7f || cp == 0xfffd) {
-			rc = buf_printf(b, "\\x%02lx", cp & 0xff);
+			buf_printf(b, "\\x%02lx", cp & 0xff);
 		} else {
-			rc = buf_append(b, p - n, n);
+			buf_append(b, p - n, n);
 		}
 	}
-	return rc ? rc : buf_putc(b, '\n');
+	return buf_putc(b, '\n');
 }
 
 int cg_md_line_n(struct buf *b, const char *s, size_t len, size_t max)
@@ -217,9 +213,8 @@ int cg_md_line_n(struct buf *b, const char *s, size_t len, size_t max)
 	size_t start = b->len, n;
 	unsigned long cp;
 	bool space = false;
-	int rc = 0;
 
-	while (!rc && p < end) {
+	while (p < end && !buf_error(b)) {
 		cp = cg_utf8_next(p, &n);
 		if (cp < 0x20 || cp == 0x7f || cp == ' ' || line_break(cp)) {
 			p += n;
@@ -227,17 +222,18 @@ int cg_md_line_n(struct buf *b, const char *s, size_t len, size_t max)
 			continue;
 		}
 		if (b->len - start + n + (space ? 1 : 0) > max) {
-			rc = buf_puts(b, "...");
+			buf_puts(b, "...");
 			break;
 		}
-		if (space)
-			rc = buf_putc(b, ' ');
+		buf_puts(b, space ? " " : "");
 		space = false;
-		if (!rc)
-			rc = cp == '`' ? buf_putc(b, '\'') : buf_append(b, p, n);
+		if (cp == '`')
+			buf_putc(b, '\'');
+		else
+			buf_append(b, p, n);
 		p += n;
 	}
-	return rc;
+	return buf_error(b);
 }
 
 size_t cg_first_sentence(const char *s)
@@ -256,18 +252,17 @@ size_t cg_first_sentence(const char *s)
 int cg_camel(struct buf *b, const char *ident)
 {
 	bool up = true;
-	int rc = 0;
 
-	for (; !rc && *ident; ident++) {
+	for (; *ident; ident++) {
 		if (*ident == '_') {
 			up = true;
 			continue;
 		}
-		rc = buf_putc(b, up && *ident >= 'a' && *ident <= 'z' ? (char)(*ident - 'a' + 'A')
-								      : *ident);
+		buf_putc(b, up && *ident >= 'a' && *ident <= 'z' ? (char)(*ident - 'a' + 'A')
+								 : *ident);
 		up = false;
 	}
-	return rc;
+	return buf_error(b);
 }
 
 int cg_py_str(struct buf *b, const char *s)
@@ -299,11 +294,10 @@ int cg_cat(struct buf *b, ...)
 {
 	const char *s;
 	va_list ap;
-	int rc = 0;
 
 	va_start(ap, b);
-	while (!rc && (s = va_arg(ap, const char *)))
-		rc = buf_puts(b, s);
+	while ((s = va_arg(ap, const char *)))
+		buf_puts(b, s);
 	va_end(ap);
-	return rc;
+	return buf_error(b);
 }

@@ -1,7 +1,8 @@
 /* Text that goes into generated files: string literals, docstrings, JSDoc
  * and Markdown lines that no description can break out of (quotes, comment
  * ends, backticks, ${...}, NUL, CR/LF, U+2028). Every function appends to
- * @b and returns 0, -ENOMEM or -E2BIG. */
+ * @b and returns the buffer's error (0, -ENOMEM or -E2BIG): a writer may
+ * ignore it and check buf_error() once at the end. */
 #ifndef MCPFS_CODEGEN_TEXT_I_H
 #define MCPFS_CODEGEN_TEXT_I_H
 

@@ -73,21 +73,19 @@ int cg_schema_snippet(struct buf *b, json_t *schema, size_t max)
 {
 	char *s = json_dumps(schema, JSON_COMPACT | JSON_ENCODE_ANY);
 	size_t len, n;
-	int rc;
 
 	if (!s)
-		return -ENOMEM;
+		return buf_fail(b, -ENOMEM);
 	len = strlen(s);
 	if (len <= max) {
-		rc = buf_append(b, s, len);
+		buf_append(b, s, len);
 	} else {
 		/* Cut on a character boundary. */
 		for (n = max; n && ((unsigned char)s[n] & 0xc0) == 0x80; n--)
 			;
-		rc = buf_append(b, s, n);
-		if (!rc)
-			rc = buf_puts(b, "...");
+		buf_append(b, s, n);
+		buf_puts(b, "...");
 	}
 	free(s);
-	return rc;
+	return buf_error(b);
 }

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <ftw.h>
 
 int fsx_read_fd(int fd, size_t max, char **out, size_t *len)
 {
@@ -87,52 +86,42 @@ int fsx_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static int fsync_parent(const char *path)
+/* Open @path's folder (symlinks followed: the path is ours) and copy its last
+ * component to @base. Returns the folder's fd or -errno. */
+static int open_parent(const char *path, char base[NAME_MAX + 1])
 {
 	char dir[PATH_MAX];
-	char *slash;
-	int fd, rc = 0;
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	int fd;
 
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	if (strlen(name) > NAME_MAX)
 		return -ENAMETOOLONG;
-	slash = strrchr(dir, '/');
+	strcpy(base, name);
 	if (!slash)
 		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
+	else if (slash == path)
+		strcpy(dir, "/");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
 	else
-		*slash = '\0';
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0 && errno != EINVAL)
-		rc = -errno;
-	close(fd);
-	return rc;
+	return fd < 0 ? -errno : fd;
 }
 
 int fsx_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
 {
-	char tmp[PATH_MAX];
-	int fd, rc;
+	char base[NAME_MAX + 1];
+	int dirfd = open_parent(path, base), rc;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
-		return -errno;
-	rc = fsx_write_all(fd, data, len);
-	if (!rc && fsync(fd) < 0)
-		rc = -errno;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return rc;
-	}
-	return fsync_parent(path);
+	if (dirfd < 0)
+		return dirfd;
+	rc = fsx_write_atomic_at(dirfd, base, data, len, mode);
+	close(dirfd);
+	return rc;
 }
 
 /* The exchange in three plain renames: @to aside, @from in its place, the
@@ -189,20 +178,14 @@ int fsx_mkdirs(const char *path, mode_t mode)
 	return 0;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) < 0 ? -errno : 0;
-	return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
-}
-
 int fsx_remove_tree(const char *path)
 {
-	int rc = nftw(path, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	char base[NAME_MAX + 1];
+	int dirfd = open_parent(path, base), rc;
 
-	if (rc < 0 && errno == ENOENT)
-		return 0;
-	return rc > 0 ? -EIO : rc;
+	if (dirfd < 0)
+		return dirfd == -ENOENT ? 0 : dirfd;
+	rc = fsx_remove_tree_at(dirfd, base);
+	close(dirfd);
+	return rc;
 }

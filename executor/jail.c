@@ -15,10 +15,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/fsx.h"
 #include "../common/sigreset.h"
 #include "jail_i.h"
 
@@ -37,6 +39,21 @@ int jail_why(char *why, size_t n, const char *fmt, ...)
 	if (saved && len + 3 < n)
 		snprintf(why + len, n - len, ": %s", strerrordesc_np(saved));
 	return -1;
+}
+
+int jail_write_file(const char *path, int flags, mode_t mode, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags, mode), rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = fsx_write_all(fd, data, len);
+	if (!rc && (flags & O_CREAT) && fchmod(fd, mode) < 0)
+		rc = -errno;
+	saved = -rc;
+	close(fd);
+	errno = saved;
+	return rc ? -1 : 0;
 }
 
 static int stdio_child(struct jail *j, char *why, size_t n)

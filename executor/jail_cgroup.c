@@ -38,19 +38,10 @@
 static int write_text(const char *dir, const char *file, const char *text, struct err *err)
 {
 	char path[4200];
-	size_t len = strlen(text);
-	int fd, saved;
-	ssize_t w;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, EXIT_FAILED, "open(%s): %s", path, strerror(errno));
-	w = write(fd, text, len);
-	saved = errno;
-	close(fd);
-	if (w != (ssize_t)len)
-		return err_set(err, EXIT_FAILED, "write(%s, %s): %s", path, text, strerror(saved));
+	if (jail_write_file(path, 0, 0, text, strlen(text)) < 0)
+		return err_set(err, EXIT_FAILED, "write(%s, %s): %s", path, text, strerror(errno));
 	return 0;
 }
 

@@ -49,6 +49,13 @@ typedef int (*jail_parent_fn)(struct jail *j, struct err *err);
 /* Format "call(args): strerror(errno)" into @why; returns -1. */
 int jail_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The jail's one way to write a file, for both sides (no malloc, no stdio):
+ * open @path with O_WRONLY | O_CLOEXEC | @flags, write all @len bytes (in one
+ * write(2) when the kernel takes it: /proc maps and cgroup files need that)
+ * and, with O_CREAT, set @mode exactly, whatever the umask. Returns 0, or -1
+ * with errno set, as a system call does; the caller names the step. */
+int jail_write_file(const char *path, int flags, mode_t mode, const void *data, size_t len);
+
 /* jail_user.c: ids. */
 int jail_user_setup_parent(struct jail *j, struct err *err); /* uid_map, gid_map */
 int jail_user_setup_child(struct jail *j, char *why, size_t n);

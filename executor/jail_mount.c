@@ -126,32 +126,10 @@ static int parent_dirs(const char *path, char *why, size_t n)
 static int write_file(const char *path, const char *data, size_t len, mode_t mode, char *why,
 		      size_t n)
 {
-	size_t off = 0;
-	ssize_t w;
-	int fd;
-
 	if (parent_dirs(path, why, n) < 0)
 		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0)
-		return jail_why(why, n, "open(%s, O_CREAT)", path);
-	while (off < len) {
-		w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			jail_why(why, n, "write(%s)", path);
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	if (fchmod(fd, mode) < 0) {
-		jail_why(why, n, "fchmod(%s, %o)", path, (unsigned)mode);
-		close(fd);
-		return -1;
-	}
-	close(fd);
+	if (jail_write_file(path, O_CREAT | O_EXCL | O_NOFOLLOW, mode, data, len) < 0)
+		return jail_why(why, n, "write(%s, mode %o)", path, (unsigned)mode);
 	return 0;
 }
 

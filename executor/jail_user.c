@@ -14,20 +14,11 @@
 static int write_proc(pid_t pid, const char *file, const char *text, struct err *err)
 {
 	char path[64];
-	size_t len = strlen(text);
-	int fd, saved;
-	ssize_t w;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, EXIT_FAILED, "open(%s): %s", path, strerror(errno));
-	w = write(fd, text, len);
-	saved = errno;
-	close(fd);
-	if (w != (ssize_t)len)
+	if (jail_write_file(path, 0, 0, text, strlen(text)) < 0)
 		return err_set(err, EXIT_FAILED, "write(%s, \"%s\"): %s", path, text,
-			       strerror(saved));
+			       strerror(errno));
 	return 0;
 }
 

@@ -34,7 +34,7 @@ int fusefs_cache_init(struct fusefs_cache *c, struct fusefs_budget *budget, size
 {
 	c->budget = budget;
 	c->bytes = 0;
-	fusefs_strmap_init(&c->map, max_entries);
+	strmap_init(&c->map, max_entries);
 	return -pthread_mutex_init(&c->lock, NULL);
 }
 
@@ -52,7 +52,7 @@ void fusefs_cache_destroy(struct fusefs_cache *c)
 	}
 	atomic_fetch_sub(&c->budget->used, c->bytes);
 	c->bytes = 0;
-	fusefs_strmap_free(&c->map);
+	strmap_free(&c->map);
 	pthread_mutex_destroy(&c->lock);
 }
 
@@ -62,7 +62,7 @@ struct fusefs_blob *fusefs_cache_get(struct fusefs_cache *c, const char *name)
 	struct fusefs_blob *blob = NULL;
 
 	pthread_mutex_lock(&c->lock);
-	e = fusefs_strmap_get(&c->map, name, strlen(name));
+	e = strmap_get(&c->map, name, strlen(name));
 	if (e && e->blob)
 		blob = fusefs_blob_ref(e->blob);
 	pthread_mutex_unlock(&c->lock);
@@ -97,7 +97,7 @@ struct fusefs_blob *fusefs_cache_put(struct fusefs_cache *c, const char *name,
 	struct fusefs_blob *out = blob;
 
 	pthread_mutex_lock(&c->lock);
-	e = fusefs_strmap_get(&c->map, name, strlen(name));
+	e = strmap_get(&c->map, name, strlen(name));
 	if (e && e->blob) {
 		/* Another thread rendered it first: everybody uses one copy. */
 		out = fusefs_blob_ref(e->blob);
@@ -107,7 +107,7 @@ struct fusefs_blob *fusefs_cache_put(struct fusefs_cache *c, const char *name,
 	}
 	if (!e) {
 		fresh = calloc(1, sizeof(*fresh));
-		if (fresh && fusefs_strmap_put(&c->map, name, strlen(name), fresh, NULL) == 0)
+		if (fresh && strmap_put(&c->map, name, strlen(name), fresh, NULL) == 0)
 			e = fresh;
 		else
 			free(fresh);
@@ -126,7 +126,7 @@ void fusefs_cache_drop(struct fusefs_cache *c, const char *name)
 	struct fusefs_cached *e;
 
 	pthread_mutex_lock(&c->lock);
-	e = fusefs_strmap_get(&c->map, name, strlen(name));
+	e = strmap_get(&c->map, name, strlen(name));
 	if (e && e->blob) {
 		blob = e->blob;
 		e->blob = NULL;
@@ -170,7 +170,7 @@ int fusefs_cache_size(struct fusefs_cache *c, const char *name, fusefs_render_fn
 	int rc;
 
 	pthread_mutex_lock(&c->lock);
-	e = fusefs_strmap_get(&c->map, name, strlen(name));
+	e = strmap_get(&c->map, name, strlen(name));
 	if (e)
 		*size = e->len;
 	pthread_mutex_unlock(&c->lock);

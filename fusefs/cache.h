@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "../common/buf.h"
-#include "strmap.h"
+#include "../common/strmap.h"
 
 struct fusefs_blob {
 	atomic_uint refs;
@@ -43,7 +43,7 @@ struct fusefs_cached {
 
 struct fusefs_cache {
 	pthread_mutex_t lock;
-	struct fusefs_strmap map;     /* name → struct fusefs_cached (owned); lock */
+	struct strmap map;	      /* name → struct fusefs_cached (owned); lock */
 	struct fusefs_budget *budget; /* borrowed */
 	size_t bytes;		      /* what this cache charged to the budget; lock */
 };

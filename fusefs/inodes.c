@@ -45,7 +45,7 @@ static int insert(struct fusefs_inodes *t, struct fusefs_node *node)
 		t->nodes = nodes;
 		t->cap = cap;
 	}
-	rc = fusefs_strmap_put(&t->by_path, node->path, node->pathlen, node, NULL);
+	rc = strmap_put(&t->by_path, node->path, node->pathlen, node, NULL);
 	if (rc) {
 		free(node);
 		return rc;
@@ -62,7 +62,7 @@ int fusefs_inodes_init(struct fusefs_inodes *t, size_t max)
 
 	memset(t, 0, sizeof(*t));
 	t->max = max;
-	fusefs_strmap_init(&t->by_path, max);
+	strmap_init(&t->by_path, max);
 	rc = -pthread_rwlock_init(&t->lock, NULL);
 	if (rc)
 		return rc;
@@ -84,7 +84,7 @@ void fusefs_inodes_destroy(struct fusefs_inodes *t)
 	for (i = 0; i < t->n; i++)
 		free(t->nodes[i]);
 	free(t->nodes);
-	fusefs_strmap_free(&t->by_path);
+	strmap_free(&t->by_path);
 	pthread_rwlock_destroy(&t->lock);
 	memset(t, 0, sizeof(*t));
 }
@@ -105,7 +105,7 @@ const struct fusefs_node *fusefs_inodes_find(struct fusefs_inodes *t, const char
 	const struct fusefs_node *node;
 
 	pthread_rwlock_rdlock(&t->lock);
-	node = fusefs_strmap_get(&t->by_path, path, n);
+	node = strmap_get(&t->by_path, path, n);
 	pthread_rwlock_unlock(&t->lock);
 	return node;
 }
@@ -126,7 +126,7 @@ const struct fusefs_node *fusefs_inodes_add(struct fusefs_inodes *t, const char 
 	}
 	pthread_rwlock_wrlock(&t->lock);
 	/* Another thread may have added it between the two locks. */
-	node = fusefs_strmap_get(&t->by_path, path, n);
+	node = strmap_get(&t->by_path, path, n);
 	if (node) {
 		free(fresh);
 	} else {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strmap.h"
+#include "../common/strmap.h"
 
 #define FUSEFS_ROOT_INO 1 /* FUSE_ROOT_ID: the top, path "" */
 
@@ -33,10 +33,10 @@ struct fusefs_node {
 
 struct fusefs_inodes {
 	pthread_rwlock_t lock;
-	struct fusefs_strmap by_path; /* path → node; lock */
-	struct fusefs_node **nodes;   /* nodes[ino - 1], owned; lock */
-	size_t n, cap;		      /* lock */
-	size_t max;		      /* ceiling on n */
+	struct strmap by_path;	    /* path → node; lock */
+	struct fusefs_node **nodes; /* nodes[ino - 1], owned; lock */
+	size_t n, cap;		    /* lock */
+	size_t max;		    /* ceiling on n */
 };
 
 /* Adds the top as FUSEFS_ROOT_INO. Returns 0 or -errno. */

@@ -17,7 +17,7 @@
 
 #include "../codegen/codegen.h"
 #include "../common/fsx.h"
-#include "strmap.h"
+#include "../common/strmap.h"
 
 #define FUSE_SUPER_MAGIC 0x65735546
 #define PIDFILE_MAX 65536
@@ -25,7 +25,7 @@
 int fusefs_pidfile_path(const char *root, const char *abs, char *out, size_t n)
 {
 	int len = snprintf(out, n, "%s/run/mount-%016llx.json", root,
-			   (unsigned long long)fusefs_strhash(abs, strlen(abs)));
+			   (unsigned long long)strhash(abs, strlen(abs)));
 
 	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
 }

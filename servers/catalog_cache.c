@@ -8,50 +8,44 @@
 #include <time.h>
 
 #include "../common/fsx.h"
+#include "../common/strmap.h"
 
-struct fnv {
-	uint64_t h;
-};
-
-/* FNV-1a, with a separator after every field so ("ab","c") != ("a","bc"). */
-static void fnv_str(struct fnv *f, const char *s)
+/* One field of the hash, with a separator after it so ("ab","c") !=
+ * ("a","bc"); an absent field hashes as "\x01". */
+static uint64_t hash_str(uint64_t h, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "\x01");
-
-	for (; *p; p++) {
-		f->h ^= *p;
-		f->h *= 1099511628211ULL;
-	}
-	f->h ^= 0xff;
-	f->h *= 1099511628211ULL;
+	if (!s)
+		s = "\x01";
+	return strhash_add(strhash_add(h, s, strlen(s)), "\xff", 1);
 }
 
-static void fnv_strv(struct fnv *f, char **v, size_t n)
+static uint64_t hash_strv(uint64_t h, char **v, size_t n)
 {
 	char count[32];
 	size_t i;
 
 	snprintf(count, sizeof(count), "%zu", n);
-	fnv_str(f, count);
+	h = hash_str(h, count);
 	for (i = 0; i < n; i++)
-		fnv_str(f, v[i]);
+		h = hash_str(h, v[i]);
+	return h;
 }
 
 void catalog_cache_hash(const struct server_config *sc, char out[17])
 {
-	struct fnv f = {14695981039346656037ULL};
+	uint64_t h = STRHASH_INIT;
 	char num[32];
 
 	snprintf(num, sizeof(num), "%d/%d", (int)sc->transport, (int)sc->scope);
-	fnv_str(&f, num);
-	fnv_str(&f, sc->command);
-	fnv_strv(&f, sc->args, sc->nargs);
-	fnv_strv(&f, sc->env, sc->nenv);
-	fnv_str(&f, sc->cwd);
-	fnv_str(&f, sc->url);
-	fnv_strv(&f, sc->headers, sc->nheaders);
-	fnv_strv(&f, sc->roots, sc->nroots);
-	snprintf(out, 17, "%016llx", (unsigned long long)f.h);
+	h = hash_str(h, num);
+	h = hash_str(h, sc->command);
+	h = hash_strv(h, sc->args, sc->nargs);
+	h = hash_strv(h, sc->env, sc->nenv);
+	h = hash_str(h, sc->cwd);
+	h = hash_str(h, sc->url);
+	h = hash_strv(h, sc->headers, sc->nheaders);
+	h = hash_strv(h, sc->roots, sc->nroots);
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
 json_t *catalog_cache_load(const char *path, const char *hash, double max_age_s,

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "../common/fsx.h"
-#include "../workspaces/wsfs.h"
 #include "skills.h"
 
 #define SKILL_DEPTH_MAX 8
@@ -22,7 +21,7 @@ static json_t *read_skill_md(int dfd, const char *name, struct err *err)
 	int rc;
 
 	snprintf(rel, sizeof(rel), "%s/SKILL.md", name);
-	rc = wsfs_read(dfd, rel, SKILL_MD_MAX, &text, NULL);
+	rc = fsx_read_at(dfd, rel, SKILL_MD_MAX, &text, NULL);
 	if (rc < 0) {
 		err_set(err, EXIT_USAGE, "skill %s: SKILL.md: %s", name,
 			rc == -E2BIG   ? "too large"
@@ -78,7 +77,7 @@ json_t *skill_list(const char *dir, const char *scope, struct err *err)
 	int fd;
 
 	arr = json_array();
-	fd = wsfs_open_dir(dir);
+	fd = fsx_open_dir(dir);
 	if (fd == -ENOENT || !arr)
 		return arr;
 	dp = fd < 0 ? NULL : fdopendir(fd);
@@ -123,7 +122,7 @@ struct file_list {
 	size_t bytes;
 };
 
-static int list_entry(void *ctx, const struct wsfs_entry *e)
+static int list_entry(void *ctx, const struct fsx_entry *e)
 {
 	struct file_list *l = ctx;
 
@@ -141,12 +140,12 @@ json_t *skill_show(const char *dir, const char *name, struct err *err)
 
 	if (!skill_name_valid(name, err))
 		return NULL;
-	dfd = wsfs_open_dir(dir);
+	dfd = fsx_open_dir(dir);
 	if (dfd < 0) {
 		err_set(err, EXIT_USAGE, "no skill %s (%s: %s)", name, dir, strerror(-dfd));
 		return NULL;
 	}
-	sfd = wsfs_open(dfd, name, O_RDONLY | O_DIRECTORY, 0);
+	sfd = fsx_open_at(dfd, name, O_RDONLY | O_DIRECTORY, 0);
 	if (sfd < 0) {
 		close(dfd);
 		err_set(err, EXIT_USAGE, "no skill %s in %s", name, dir);
@@ -155,7 +154,7 @@ json_t *skill_show(const char *dir, const char *name, struct err *err)
 	fm = read_skill_md(dfd, name, err);
 	l.files = json_array();
 	if (fm && l.files) {
-		wsfs_walk(sfd, SKILL_FILES_MAX * 4, list_entry, &l);
+		fsx_walk_at(sfd, SKILL_FILES_MAX * 4, list_entry, &l);
 		json_object_set(fm, "files", l.files);
 	}
 	json_decref(l.files);
@@ -178,10 +177,10 @@ static int copy_file(int sdir, int ddir, const char *name, mode_t mode, struct c
 	ssize_t r, w;
 	int in, out, rc = 0;
 
-	in = wsfs_open(sdir, name, O_RDONLY, 0);
+	in = fsx_open_at(sdir, name, O_RDONLY, 0);
 	if (in < 0)
 		return err_set(c->err, EXIT_USAGE, "open %s/%s: %s", c->src, name, strerror(-in));
-	out = wsfs_open(ddir, name, O_WRONLY | O_CREAT | O_EXCL, (mode & 0111) ? 0755 : 0644);
+	out = fsx_open_at(ddir, name, O_WRONLY | O_CREAT | O_EXCL, (mode & 0111) ? 0755 : 0644);
 	if (out < 0) {
 		close(in);
 		return err_set(c->err, EXIT_FAILED, "create %s: %s", name, strerror(-out));
@@ -224,7 +223,7 @@ static int copy_dir(int sdir, int ddir, int depth, struct copy *c)
 	if (depth > SKILL_DEPTH_MAX)
 		return err_set(c->err, EXIT_USAGE, "skill %s nests deeper than %d folders", c->src,
 			       SKILL_DEPTH_MAX);
-	fd = wsfs_open(sdir, ".", O_RDONLY | O_DIRECTORY, 0);
+	fd = fsx_open_at(sdir, ".", O_RDONLY | O_DIRECTORY, 0);
 	dp = fd < 0 ? NULL : fdopendir(fd);
 	if (!dp) {
 		if (fd >= 0)
@@ -255,13 +254,13 @@ static int copy_dir(int sdir, int ddir, int depth, struct copy *c)
 				     d->d_name);
 			break;
 		}
-		rc = wsfs_mkdir(ddir, d->d_name, 0755);
+		rc = fsx_mkdir_at(ddir, d->d_name, 0755);
 		if (rc < 0) {
 			rc = err_set(c->err, EXIT_FAILED, "mkdir %s: %s", d->d_name, strerror(-rc));
 			break;
 		}
-		s2 = wsfs_open(dirfd(dp), d->d_name, O_RDONLY | O_DIRECTORY, 0);
-		d2 = wsfs_open(ddir, d->d_name, O_RDONLY | O_DIRECTORY, 0);
+		s2 = fsx_open_at(dirfd(dp), d->d_name, O_RDONLY | O_DIRECTORY, 0);
+		d2 = fsx_open_at(ddir, d->d_name, O_RDONLY | O_DIRECTORY, 0);
 		if (s2 < 0 || d2 < 0)
 			rc = err_set(c->err, EXIT_FAILED, "open %s/%s: %s", c->src, d->d_name,
 				     strerror(-(s2 < 0 ? s2 : d2)));
@@ -292,7 +291,7 @@ static int install(int dfd, const char *tmp, const char *name, const char *dir, 
 	rc = fsx_rename_flags(dfd, tmp, name, RENAME_EXCHANGE);
 	if (rc < 0)
 		return err_set(err, EXIT_FAILED, "exchange %s/%s: %s", dir, name, strerror(-rc));
-	wsfs_remove_tree(dfd, tmp);
+	fsx_remove_tree_at(dfd, tmp);
 	return 0;
 }
 
@@ -305,10 +304,10 @@ int skill_save(const char *dir, const char *src, const char *name, char *saved, 
 	json_t *fm = NULL;
 	int sfd, dfd = -1, tfd, rc = -1;
 
-	sfd = wsfs_open_dir(src);
+	sfd = fsx_open_dir(src);
 	if (sfd < 0)
 		return err_set(err, EXIT_USAGE, "skill folder %s: %s", src, strerror(-sfd));
-	rc = wsfs_read(sfd, "SKILL.md", SKILL_MD_MAX, &text, NULL);
+	rc = fsx_read_at(sfd, "SKILL.md", SKILL_MD_MAX, &text, NULL);
 	if (rc < 0) {
 		err_set(err, EXIT_USAGE, "%s/SKILL.md: %s", src, strerror(-rc));
 		rc = -1;
@@ -327,22 +326,22 @@ int skill_save(const char *dir, const char *src, const char *name, char *saved, 
 			name);
 		goto out_close;
 	}
-	dfd = wsfs_open_dir(dir);
+	dfd = fsx_open_dir(dir);
 	if (dfd < 0) {
 		err_set(err, EXIT_FAILED, "open %s: %s", dir, strerror(-dfd));
 		goto out_close;
 	}
 	snprintf(tmp, sizeof(tmp), ".save-%s.%ld", fname, (long)getpid());
-	wsfs_remove_tree(dfd, tmp);
-	if (wsfs_mkdir(dfd, tmp, 0755) < 0 ||
-	    (tfd = wsfs_open(dfd, tmp, O_RDONLY | O_DIRECTORY, 0)) < 0) {
+	fsx_remove_tree_at(dfd, tmp);
+	if (fsx_mkdir_at(dfd, tmp, 0755) < 0 ||
+	    (tfd = fsx_open_at(dfd, tmp, O_RDONLY | O_DIRECTORY, 0)) < 0) {
 		err_set(err, EXIT_FAILED, "mkdir %s/%s: %s", dir, tmp, strerror(errno));
 		goto out_close;
 	}
 	if (fstat(dfd, &st) < 0 || fchown(tfd, st.st_uid, st.st_gid) < 0) {
 		err_set(err, EXIT_FAILED, "chown %s/%s: %s", dir, tmp, strerror(errno));
 		close(tfd);
-		wsfs_remove_tree(dfd, tmp);
+		fsx_remove_tree_at(dfd, tmp);
 		goto out_close;
 	}
 	c.uid = st.st_uid;
@@ -352,7 +351,7 @@ int skill_save(const char *dir, const char *src, const char *name, char *saved, 
 	if (!rc)
 		rc = install(dfd, tmp, fname, dir, err);
 	if (rc)
-		wsfs_remove_tree(dfd, tmp);
+		fsx_remove_tree_at(dfd, tmp);
 	else
 		snprintf(saved, SKILL_NAME_MAX + 1, "%s", fname);
 out_close:
@@ -370,14 +369,14 @@ int skill_remove(const char *dir, const char *name, struct err *err)
 
 	if (!skill_name_valid(name, err))
 		return -1;
-	dfd = wsfs_open_dir(dir);
+	dfd = fsx_open_dir(dir);
 	if (dfd < 0)
 		return err_set(err, EXIT_USAGE, "no skill %s (%s: %s)", name, dir, strerror(-dfd));
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		close(dfd);
 		return err_set(err, EXIT_USAGE, "no skill %s in %s", name, dir);
 	}
-	rc = wsfs_remove_tree(dfd, name);
+	rc = fsx_remove_tree_at(dfd, name);
 	close(dfd);
 	if (rc < 0)
 		return err_set(err, EXIT_FAILED, "rm %s/%s: %s", dir, name, strerror(-rc));

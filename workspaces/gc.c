@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "admin.h"
-#include "wsfs.h"
+#include "../common/fsx.h"
 
 /* A temp file or half-saved skill younger than this may belong to a live
  * writer: left alone. */
@@ -34,7 +34,7 @@ static bool log_exists(int dfd, const char *lock)
 static int drop(int dfd, const char *folder, const char *name, bool dry_run, json_t *out)
 {
 	char rel[PATH_MAX];
-	int rc = dry_run ? 0 : wsfs_remove_tree(dfd, name);
+	int rc = dry_run ? 0 : fsx_remove_tree_at(dfd, name);
 
 	if (rc < 0)
 		return rc;
@@ -57,7 +57,7 @@ static int sweep(const struct ws *ws, const char *folder, double max_age_s, bool
 
 	if (snprintf(base, sizeof(base), "%s/%s", ws->dir, folder) >= (int)sizeof(base))
 		return err_set(err, EXIT_FAILED, "%s: path too long", ws->dir);
-	fd = wsfs_open_dir(base);
+	fd = fsx_open_dir(base);
 	if (fd == -ENOENT)
 		return 0;
 	dp = fd < 0 ? NULL : fdopendir(fd);

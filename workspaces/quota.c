@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "wsfs.h"
+#include "../common/fsx.h"
 
 #define QUOTA_FILE "quota.json"
 #define IMAGE_FILE "workspace.img"
@@ -128,10 +128,10 @@ int ws_quota_get(const struct ws *ws, struct ws_quota *q, struct err *err)
 	char *text;
 	int dfd, rc;
 
-	dfd = wsfs_open_dir(ws->dir);
+	dfd = fsx_open_dir(ws->dir);
 	if (dfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-dfd));
-	rc = wsfs_read(dfd, QUOTA_FILE, 4096, &text, NULL);
+	rc = fsx_read_at(dfd, QUOTA_FILE, 4096, &text, NULL);
 	close(dfd);
 	if (rc == -ENOENT)
 		return -ENOENT;
@@ -167,7 +167,7 @@ static int quota_put(int dfd, const struct ws *ws, const struct ws_quota *q, str
 	json_decref(j);
 	if (!text)
 		return err_set(err, EXIT_FAILED, "out of memory");
-	rc = wsfs_write_atomic(dfd, QUOTA_FILE, text, strlen(text), 0600);
+	rc = fsx_write_atomic_at(dfd, QUOTA_FILE, text, strlen(text), 0600);
 	free(text);
 	if (rc < 0)
 		return err_set(err, EXIT_FAILED, "write %s/%s: %s", ws->dir, QUOTA_FILE,
@@ -178,7 +178,7 @@ static int quota_put(int dfd, const struct ws *ws, const struct ws_quota *q, str
 /* Serializes mounts and quota changes of one customer across processes. */
 static int lock_customer(int dfd, const struct ws *ws, struct err *err)
 {
-	int fd = wsfs_open(dfd, LOCK_FILE, O_RDWR | O_CREAT, 0600);
+	int fd = fsx_open_at(dfd, LOCK_FILE, O_RDWR | O_CREAT, 0600);
 
 	if (fd < 0)
 		return err_set(err, EXIT_FAILED, "open %s/%s: %s", ws->dir, LOCK_FILE,
@@ -233,7 +233,7 @@ static int make_image(int dfd, const struct ws *ws, const struct ws_quota *q, st
 	 * customer at least @files. */
 	snprintf(inodes, sizeof(inodes), "%llu", q->files + 24);
 	unlinkat(dfd, IMAGE_NEW, 0);
-	fd = wsfs_open(dfd, IMAGE_NEW, O_RDWR | O_CREAT | O_EXCL, 0600);
+	fd = fsx_open_at(dfd, IMAGE_NEW, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
 		return err_set(err, EXIT_FAILED, "create %s: %s", path, strerror(-fd));
 	rc = ftruncate(fd, (off_t)q->bytes) < 0 ? -errno : 0;
@@ -314,14 +314,14 @@ static int mount_image(int dfd, const struct ws *ws, struct err *err)
 	rc = run_tool("e2fsck", fsck);
 	if (rc < 0 || rc > 1)
 		return err_set(err, EXIT_FAILED, "e2fsck -p %s: exit %d", img, rc);
-	imgfd = wsfs_open(dfd, IMAGE_FILE, O_RDWR, 0);
+	imgfd = fsx_open_at(dfd, IMAGE_FILE, O_RDWR, 0);
 	if (imgfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", img, strerror(-imgfd));
 	loopfd = loop_attach(imgfd, &n);
 	close(imgfd);
 	if (loopfd < 0)
 		return err_set(err, EXIT_FAILED, "loop device for %s: %s", img, strerror(-loopfd));
-	wfd = wsfs_open(dfd, "workspace", O_PATH | O_DIRECTORY, 0);
+	wfd = fsx_open_at(dfd, "workspace", O_PATH | O_DIRECTORY, 0);
 	if (wfd < 0) {
 		close(loopfd);
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->workspace, strerror(-wfd));
@@ -351,7 +351,7 @@ int ws_quota_mount(const struct ws *ws, struct err *err)
 		return -1;
 	if (ws_quota_mounted(ws))
 		return 0;
-	dfd = wsfs_open_dir(ws->dir);
+	dfd = fsx_open_dir(ws->dir);
 	if (dfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-dfd));
 	lfd = lock_customer(dfd, ws, err);
@@ -380,7 +380,7 @@ int ws_quota_umount(const struct ws *ws, struct err *err)
  * again when it needs it. */
 static void drop_lost_found(int dfd)
 {
-	int fd = wsfs_open(dfd, "workspace", O_RDONLY | O_DIRECTORY, 0);
+	int fd = fsx_open_at(dfd, "workspace", O_RDONLY | O_DIRECTORY, 0);
 
 	if (fd >= 0) {
 		unlinkat(fd, "lost+found", AT_REMOVEDIR);
@@ -406,7 +406,7 @@ static int grow_image(int dfd, const struct ws *ws, unsigned long long bytes,
 		return err_set(err, EXIT_FAILED, "umount %s to grow it: %s%s", ws->workspace,
 			       strerror(errno),
 			       errno == EBUSY ? " (a run is using it; retry)" : "");
-	fd = wsfs_open(dfd, IMAGE_FILE, O_RDWR, 0);
+	fd = fsx_open_at(dfd, IMAGE_FILE, O_RDWR, 0);
 	if (fd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", img, strerror(-fd));
 	rc = ftruncate(fd, (off_t)bytes) < 0 ? -errno : 0;
@@ -476,7 +476,7 @@ int ws_quota_apply(const struct ws *ws, const struct ws_quota *q, struct err *er
 
 	if (ws_quota_check(q, err) < 0)
 		return -1;
-	dfd = wsfs_open_dir(ws->dir);
+	dfd = fsx_open_dir(ws->dir);
 	if (dfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-dfd));
 	lfd = lock_customer(dfd, ws, err);
@@ -487,7 +487,7 @@ int ws_quota_apply(const struct ws *ws, const struct ws_quota *q, struct err *er
 	return rc;
 }
 
-static int count_entry(void *ctx, const struct wsfs_entry *e)
+static int count_entry(void *ctx, const struct fsx_entry *e)
 {
 	struct ws_usage *u = ctx;
 
@@ -513,10 +513,10 @@ int ws_usage_get(const struct ws *ws, struct ws_usage *u, struct err *err)
 		u->files_used = sv.f_files - sv.f_ffree;
 		return 0;
 	}
-	fd = wsfs_open_dir(ws->workspace);
+	fd = fsx_open_dir(ws->workspace);
 	if (fd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->workspace, strerror(-fd));
-	rc = wsfs_walk(fd, WALK_MAX, count_entry, u);
+	rc = fsx_walk_at(fd, WALK_MAX, count_entry, u);
 	close(fd);
 	if (rc < 0)
 		return err_set(err, EXIT_FAILED, "walk %s: %s", ws->workspace, strerror(-rc));

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "../common/jsonx.h"
-#include "wsfs.h"
+#include "../common/fsx.h"
 
 #define LOG_MAX (64u << 20)	  /* one session log; a new session past it */
 #define TASK_MAX (1u << 20)	  /* one task record as stored */
@@ -70,10 +70,10 @@ static int sessions_dir(const struct ws *ws, struct err *err)
 {
 	int cfd, sfd;
 
-	cfd = wsfs_open_dir(ws->dir);
+	cfd = fsx_open_dir(ws->dir);
 	if (cfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-cfd));
-	sfd = wsfs_open(cfd, "sessions", O_RDONLY | O_DIRECTORY, 0);
+	sfd = fsx_open_at(cfd, "sessions", O_RDONLY | O_DIRECTORY, 0);
 	close(cfd);
 	if (sfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->sessions, strerror(-sfd));
@@ -88,7 +88,7 @@ static int lock_session(int sfd, const struct ws *ws, const char *id, struct err
 	int fd;
 
 	snprintf(name, sizeof(name), "%s.lock", id);
-	fd = wsfs_open(sfd, name, O_RDWR | O_CREAT, 0600);
+	fd = fsx_open_at(sfd, name, O_RDWR | O_CREAT, 0600);
 	if (fd < 0)
 		return err_set(err, EXIT_FAILED, "open %s/%s: %s", ws->sessions, name,
 			       strerror(-fd));
@@ -116,7 +116,7 @@ static json_t *read_log(int sfd, const struct ws *ws, const char *id, bool *miss
 
 	*missing = false;
 	snprintf(name, sizeof(name), "%s.json", id);
-	rc = wsfs_read(sfd, name, LOG_MAX, &text, NULL);
+	rc = fsx_read_at(sfd, name, LOG_MAX, &text, NULL);
 	if (rc == -ENOENT) {
 		*missing = true;
 		return NULL;
@@ -164,7 +164,7 @@ static int write_log(int sfd, const struct ws *ws, const char *id, json_t *log, 
 			       LOG_MAX >> 20);
 	}
 	snprintf(name, sizeof(name), "%s.json", id);
-	rc = wsfs_write_atomic(sfd, name, text, n, 0600);
+	rc = fsx_write_atomic_at(sfd, name, text, n, 0600);
 	free(text);
 	if (rc < 0)
 		return err_set(err, EXIT_FAILED, "write %s/%s: %s", ws->sessions, name,
@@ -208,7 +208,7 @@ struct state_scan {
 	json_t *files; /* borrowed */
 };
 
-static int state_entry(void *ctx, const struct wsfs_entry *e)
+static int state_entry(void *ctx, const struct fsx_entry *e)
 {
 	struct state_scan *s = ctx;
 
@@ -229,14 +229,14 @@ static void scan_state_files(const struct ws *ws, json_t *log)
 
 	s.since = parse_iso(json_string_value(json_object_get(log, "started_at")));
 	s.files = json_array();
-	fd = wsfs_open_dir(ws->workspace);
+	fd = fsx_open_dir(ws->workspace);
 	if (fd < 0 || !s.files) {
 		if (fd >= 0)
 			close(fd);
 		json_decref(s.files);
 		return;
 	}
-	wsfs_walk(fd, STATE_WALK_MAX, state_entry, &s);
+	fsx_walk_at(fd, STATE_WALK_MAX, state_entry, &s);
 	close(fd);
 	json_object_set_new(log, "state_files", s.files);
 }

@@ -15,7 +15,6 @@
 #include "admin.h"
 #include "quota.h"
 #include "skills_init.h"
-#include "wsfs.h"
 
 static const char *const subdirs[] = {"workspace", "skills", "sessions", "state"};
 
@@ -51,7 +50,7 @@ static int open_customer(const char *root, const char *customer, bool create, st
 		return err_set(err, EXIT_USAGE, "data root %s: path too long", root);
 	if (create && (rc = fsx_mkdirs(top, 0700)) < 0)
 		return err_set(err, EXIT_FAILED, "mkdir %s: %s", top, strerror(-rc));
-	tfd = wsfs_open_dir(top);
+	tfd = fsx_open_dir(top);
 	if (tfd == -ENOENT)
 		return err_set(
 		    err, EXIT_USAGE,
@@ -59,8 +58,8 @@ static int open_customer(const char *root, const char *customer, bool create, st
 		    customer, customer);
 	if (tfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", top, strerror(-tfd));
-	rc = create ? wsfs_mkdir(tfd, customer, 0700) : 0;
-	cfd = rc < 0 ? rc : wsfs_open(tfd, customer, O_RDONLY | O_DIRECTORY, 0);
+	rc = create ? fsx_mkdir_at(tfd, customer, 0700) : 0;
+	cfd = rc < 0 ? rc : fsx_open_at(tfd, customer, O_RDONLY | O_DIRECTORY, 0);
 	close(tfd);
 	if (cfd == -ENOENT)
 		return err_set(
@@ -83,7 +82,7 @@ static int check_subdirs(int cfd, const struct ws *ws, bool create, struct err *
 
 	for (i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
 		if (create)
-			rc = wsfs_mkdir(cfd, subdirs[i], 0700);
+			rc = fsx_mkdir_at(cfd, subdirs[i], 0700);
 		else if (fstatat(cfd, subdirs[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
 			rc = -errno;
 		else
@@ -105,14 +104,14 @@ static int provision_skills(int cfd, const struct ws *ws, struct err *err)
 	char *old = NULL;
 	int sfd, rc;
 
-	sfd = wsfs_open(cfd, "skills", O_RDONLY | O_DIRECTORY, 0);
+	sfd = fsx_open_at(cfd, "skills", O_RDONLY | O_DIRECTORY, 0);
 	if (sfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->skills, strerror(-sfd));
-	rc = wsfs_mkdir(sfd, "shared", 0755);
-	if (rc == 0 && (wsfs_read(sfd, "__init__.py", 1 << 16, &old, NULL) < 0 ||
+	rc = fsx_mkdir_at(sfd, "shared", 0755);
+	if (rc == 0 && (fsx_read_at(sfd, "__init__.py", 1 << 16, &old, NULL) < 0 ||
 			strcmp(old, WS_SKILLS_INIT_PY)))
-		rc = wsfs_write_atomic(sfd, "__init__.py", WS_SKILLS_INIT_PY,
-				       strlen(WS_SKILLS_INIT_PY), 0644);
+		rc = fsx_write_atomic_at(sfd, "__init__.py", WS_SKILLS_INIT_PY,
+					 strlen(WS_SKILLS_INIT_PY), 0644);
 	free(old);
 	close(sfd);
 	if (rc < 0)
@@ -174,7 +173,7 @@ struct owner {
 
 /* Through the entry's own folder: a jailed run of the same customer may be
  * swapping folders for symlinks while this walks. */
-static int chown_entry(void *ctx, const struct wsfs_entry *e)
+static int chown_entry(void *ctx, const struct fsx_entry *e)
 {
 	const struct owner *o = ctx;
 
@@ -190,12 +189,12 @@ static int chown_tree(const char *path, uid_t uid, gid_t gid, struct err *err)
 	struct owner o = {uid, gid};
 	int fd, rc;
 
-	fd = wsfs_open_dir(path);
+	fd = fsx_open_dir(path);
 	if (fd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", path, strerror(-fd));
 	rc = fchown(fd, uid, gid) < 0 ? -errno : 0;
 	if (!rc)
-		rc = wsfs_walk(fd, (size_t)-1, chown_entry, &o);
+		rc = fsx_walk_at(fd, (size_t)-1, chown_entry, &o);
 	close(fd);
 	if (rc < 0)
 		return err_set(err, EXIT_FAILED, "chown -R %s %u:%u: %s", path, (unsigned)uid,
@@ -242,7 +241,7 @@ json_t *ws_list(const char *root, struct err *err)
 		err_set(err, EXIT_FAILED, "ws_list %s: out of memory or path too long", root);
 		return NULL;
 	}
-	fd = wsfs_open_dir(top);
+	fd = fsx_open_dir(top);
 	if (fd == -ENOENT)
 		return arr;
 	dir = fd < 0 ? NULL : fdopendir(fd);
@@ -273,10 +272,10 @@ int ws_remove(const struct ws *ws, struct err *err)
 	if (ws_quota_umount(ws, err) < 0)
 		return -1;
 	snprintf(top, sizeof(top), "%.*s", (int)(strrchr(ws->dir, '/') - ws->dir), ws->dir);
-	tfd = wsfs_open_dir(top);
+	tfd = fsx_open_dir(top);
 	if (tfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", top, strerror(-tfd));
-	rc = wsfs_remove_tree(tfd, ws->customer);
+	rc = fsx_remove_tree_at(tfd, ws->customer);
 	close(tfd);
 	if (rc == -EXDEV)
 		return err_set(err, EXIT_FAILED, "rm %s: something is still mounted inside",
@@ -286,7 +285,7 @@ int ws_remove(const struct ws *ws, struct err *err)
 	return 0;
 }
 
-static int newest(void *ctx, const struct wsfs_entry *e)
+static int newest(void *ctx, const struct fsx_entry *e)
 {
 	time_t *t = ctx;
 	size_t n = strlen(e->rel);
@@ -300,11 +299,11 @@ static int newest(void *ctx, const struct wsfs_entry *e)
 time_t ws_last_use(const struct ws *ws)
 {
 	time_t t = 0;
-	int fd = wsfs_open_dir(ws->sessions);
+	int fd = fsx_open_dir(ws->sessions);
 
 	if (fd < 0)
 		return 0;
-	wsfs_walk(fd, 100000, newest, &t);
+	fsx_walk_at(fd, 100000, newest, &t);
 	close(fd);
 	return t;
 }

@@ -17,7 +17,6 @@
 #include "../../skills/skills.h"
 #include "../../workspaces/session.h"
 #include "../../workspaces/workspace.h"
-#include "../../workspaces/wsfs.h"
 #include "check.h"
 
 static char root[256];
@@ -89,12 +88,13 @@ static void test_symlinks(void)
 	CHECK(symlink("/etc/passwd", path) == 0, "plant passwd symlink");
 	snprintf(path, sizeof(path), "%s/up", ws.workspace);
 	CHECK(symlink("..", path) == 0, "plant .. symlink");
-	fd = wsfs_open_dir(ws.workspace);
+	fd = fsx_open_dir(ws.workspace);
 	CHECK(fd >= 0, "open workspace");
-	CHECK(wsfs_open(fd, "passwd", O_RDONLY, 0) == -ELOOP, "planted symlink not followed");
-	CHECK(wsfs_open(fd, "up/quota.json", O_RDONLY, 0) == -ELOOP, "symlinked dir not followed");
-	CHECK(wsfs_open(fd, "../quota.json", O_RDONLY, 0) == -EXDEV, "'..' escape refused");
-	CHECK(wsfs_open(fd, "/etc/passwd", O_RDONLY, 0) == -EXDEV, "absolute path refused");
+	CHECK(fsx_open_at(fd, "passwd", O_RDONLY, 0) == -ELOOP, "planted symlink not followed");
+	CHECK(fsx_open_at(fd, "up/quota.json", O_RDONLY, 0) == -ELOOP,
+	      "symlinked dir not followed");
+	CHECK(fsx_open_at(fd, "../quota.json", O_RDONLY, 0) == -EXDEV, "'..' escape refused");
+	CHECK(fsx_open_at(fd, "/etc/passwd", O_RDONLY, 0) == -EXDEV, "absolute path refused");
 	close(fd);
 	/* A planted symlink where the session log goes is replaced, not followed. */
 	snprintf(path, sizeof(path), "%s/s1.json", ws.sessions);
@@ -111,7 +111,7 @@ struct swap {
 
 /* At "a/b", swap folder a for a symlink to a folder that holds another b,
  * as jailed code could while a walk runs, then look at b both ways. */
-static int swap_entry(void *ctx, const struct wsfs_entry *e)
+static int swap_entry(void *ctx, const struct fsx_entry *e)
 {
 	struct swap *sw = ctx;
 	char a[PATH_MAX + 8], moved[PATH_MAX + 16], other[PATH_MAX + 16];
@@ -142,8 +142,8 @@ static void test_walk_entry_survives_swap(void)
 	CHECK(fsx_mkdirs(path, 0755) == 0, "mkdir a/b");
 	snprintf(path, sizeof(path), "%s/other/b", top);
 	CHECK(fsx_mkdirs(path, 0755) == 0, "mkdir other/b");
-	sw.topfd = wsfs_open_dir(top);
-	rc = wsfs_walk(sw.topfd, 100, swap_entry, &sw);
+	sw.topfd = fsx_open_dir(top);
+	rc = fsx_walk_at(sw.topfd, 100, swap_entry, &sw);
 	CHECK(rc == 0, "walk: %d", rc);
 	CHECK(sw.same_entry && !sw.through_path,
 	      "an entry's folder and name reach it after its path was swapped: %d %d",

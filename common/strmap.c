@@ -4,19 +4,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t fusefs_strhash(const char *s, size_t n)
+uint64_t strhash_add(uint64_t h, const void *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
+	const unsigned char *s = p;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
+		h ^= s[i];
+		h *= 1099511628211ULL;
 	}
 	return h;
 }
 
-void fusefs_strmap_init(struct fusefs_strmap *m, size_t max)
+uint64_t strhash(const char *s, size_t n)
+{
+	return strhash_add(STRHASH_INIT, s, n);
+}
+
+void strmap_init(struct strmap *m, size_t max)
 {
 	m->slots = NULL;
 	m->cap = 0;
@@ -24,7 +29,7 @@ void fusefs_strmap_init(struct fusefs_strmap *m, size_t max)
 	m->max = max;
 }
 
-void fusefs_strmap_free(struct fusefs_strmap *m)
+void strmap_free(struct strmap *m)
 {
 	size_t i;
 
@@ -36,13 +41,12 @@ void fusefs_strmap_free(struct fusefs_strmap *m)
 	m->count = 0;
 }
 
-static struct fusefs_strmap_slot *probe(const struct fusefs_strmap *m, const char *key, size_t n,
-					uint64_t hash)
+static struct strmap_slot *probe(const struct strmap *m, const char *key, size_t n, uint64_t hash)
 {
 	size_t i = hash & (m->cap - 1);
 
 	for (;;) {
-		struct fusefs_strmap_slot *s = &m->slots[i];
+		struct strmap_slot *s = &m->slots[i];
 
 		if (!s->key)
 			return s;
@@ -52,20 +56,20 @@ static struct fusefs_strmap_slot *probe(const struct fusefs_strmap *m, const cha
 	}
 }
 
-void *fusefs_strmap_get(const struct fusefs_strmap *m, const char *key, size_t n)
+void *strmap_get(const struct strmap *m, const char *key, size_t n)
 {
-	struct fusefs_strmap_slot *s;
+	struct strmap_slot *s;
 
 	if (!m->cap)
 		return NULL;
-	s = probe(m, key, n, fusefs_strhash(key, n));
+	s = probe(m, key, n, strhash(key, n));
 	return s->key ? s->value : NULL;
 }
 
 /* Keep the load under 1/2 so probes stay short. */
-static int grow(struct fusefs_strmap *m)
+static int grow(struct strmap *m)
 {
-	struct fusefs_strmap_slot *old = m->slots, *s;
+	struct strmap_slot *old = m->slots, *s;
 	size_t oldcap = m->cap, i, cap = m->cap ? m->cap * 2 : 64;
 
 	m->slots = calloc(cap, sizeof(*m->slots));
@@ -84,11 +88,10 @@ static int grow(struct fusefs_strmap *m)
 	return 0;
 }
 
-int fusefs_strmap_put(struct fusefs_strmap *m, const char *key, size_t n, void *value,
-		      void **existing)
+int strmap_put(struct strmap *m, const char *key, size_t n, void *value, void **existing)
 {
-	struct fusefs_strmap_slot *s;
-	uint64_t hash = fusefs_strhash(key, n);
+	struct strmap_slot *s;
+	uint64_t hash = strhash(key, n);
 	int rc;
 
 	if (m->cap) {

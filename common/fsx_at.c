@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
-#include "wsfs.h"
-
-#include "../common/fsx.h"
+/* The file helpers that work beneath a folder fd (contract in fsx.h). */
+#include "fsx.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,16 +15,16 @@
 
 /* Folders nested deeper than this are not walked (or removed): a ceiling on
  * recursion that customer code controls. */
-#define WSFS_MAX_DEPTH 64
+#define FSX_MAX_DEPTH 64
 
-int wsfs_open_dir(const char *path)
+int fsx_open_dir(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
 }
 
-int wsfs_open(int dirfd, const char *rel, int flags, mode_t mode)
+int fsx_open_at(int dirfd, const char *rel, int flags, mode_t mode)
 {
 	struct open_how how = {
 	    .flags = (unsigned long long)(flags | O_CLOEXEC | O_NOFOLLOW),
@@ -40,7 +39,7 @@ int wsfs_open(int dirfd, const char *rel, int flags, mode_t mode)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int wsfs_mkdir(int dirfd, const char *name, mode_t mode)
+int fsx_mkdir_at(int dirfd, const char *name, mode_t mode)
 {
 	struct stat st;
 
@@ -55,11 +54,11 @@ int wsfs_mkdir(int dirfd, const char *name, mode_t mode)
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-int wsfs_read(int dirfd, const char *rel, size_t max, char **out, size_t *len)
+int fsx_read_at(int dirfd, const char *rel, size_t max, char **out, size_t *len)
 {
 	int fd, rc;
 
-	fd = wsfs_open(dirfd, rel, O_RDONLY, 0);
+	fd = fsx_open_at(dirfd, rel, O_RDONLY, 0);
 	if (fd < 0)
 		return fd;
 	rc = fsx_read_fd(fd, max, out, len);
@@ -67,17 +66,18 @@ int wsfs_read(int dirfd, const char *rel, size_t max, char **out, size_t *len)
 	return rc;
 }
 
-int wsfs_write_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode)
+int fsx_write_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode)
 {
 	char tmp[NAME_MAX + 1];
 	int fd, rc;
 
-	if (strchr(name, '/') ||
-	    snprintf(tmp, sizeof(tmp), ".%s.tmp.%ld", name, (long)getpid()) >= (int)sizeof(tmp))
+	if (strchr(name, '/'))
 		return -EINVAL;
+	if (snprintf(tmp, sizeof(tmp), ".%s.tmp.%ld", name, (long)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
 	/* A temp file a killed writer of this pid left behind is ours to replace. */
 	unlinkat(dirfd, tmp, 0);
-	fd = wsfs_open(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL, mode);
+	fd = fsx_open_at(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL, mode);
 	if (fd < 0)
 		return fd;
 	rc = fsx_write_all(fd, data, len);
@@ -107,9 +107,9 @@ static int remove_in(int dirfd, const char *name, dev_t dev, int depth)
 		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
 	if (st.st_dev != dev)
 		return -EXDEV;
-	if (depth > WSFS_MAX_DEPTH)
+	if (depth > FSX_MAX_DEPTH)
 		return -ELOOP;
-	fd = wsfs_open(dirfd, name, O_RDONLY | O_DIRECTORY, 0);
+	fd = fsx_open_at(dirfd, name, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
 		return fd;
 	dir = fdopendir(fd);
@@ -129,7 +129,7 @@ static int remove_in(int dirfd, const char *name, dev_t dev, int depth)
 	return unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-int wsfs_remove_tree(int dirfd, const char *name)
+int fsx_remove_tree_at(int dirfd, const char *name)
 {
 	struct stat st;
 
@@ -139,7 +139,7 @@ int wsfs_remove_tree(int dirfd, const char *name)
 }
 
 struct walk {
-	wsfs_walk_fn fn;
+	fsx_walk_fn fn;
 	void *ctx;
 	size_t left;
 	dev_t dev;
@@ -172,10 +172,10 @@ static int walk_in(struct walk *w, int fd, size_t plen, int depth)
 				     plen ? "/" : "", d->d_name);
 		if (plen + n >= sizeof(w->path))
 			continue;
-		rc = w->fn(w->ctx, &(struct wsfs_entry){w->path, &st, dirfd(dir), d->d_name});
-		if (rc || !S_ISDIR(st.st_mode) || st.st_dev != w->dev || depth >= WSFS_MAX_DEPTH)
+		rc = w->fn(w->ctx, &(struct fsx_entry){w->path, &st, dirfd(dir), d->d_name});
+		if (rc || !S_ISDIR(st.st_mode) || st.st_dev != w->dev || depth >= FSX_MAX_DEPTH)
 			continue;
-		sub = wsfs_open(dirfd(dir), d->d_name, O_RDONLY | O_DIRECTORY, 0);
+		sub = fsx_open_at(dirfd(dir), d->d_name, O_RDONLY | O_DIRECTORY, 0);
 		if (sub >= 0)
 			rc = walk_in(w, sub, plen + n, depth + 1);
 	}
@@ -184,7 +184,7 @@ static int walk_in(struct walk *w, int fd, size_t plen, int depth)
 	return rc;
 }
 
-int wsfs_walk(int dirfd, size_t max_entries, wsfs_walk_fn fn, void *ctx)
+int fsx_walk_at(int dirfd, size_t max_entries, fsx_walk_fn fn, void *ctx)
 {
 	struct walk w = {.fn = fn, .ctx = ctx, .left = max_entries};
 	struct stat st;
@@ -193,7 +193,7 @@ int wsfs_walk(int dirfd, size_t max_entries, wsfs_walk_fn fn, void *ctx)
 	if (fstat(dirfd, &st) < 0)
 		return -errno;
 	w.dev = st.st_dev;
-	fd = wsfs_open(dirfd, ".", O_RDONLY | O_DIRECTORY, 0);
+	fd = fsx_open_at(dirfd, ".", O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
 		return fd;
 	return walk_in(&w, fd, 0, 0);
