@@ -112,7 +112,7 @@ def test_unreachable_servers(mcpfs, tmp_path):
     mcpfs.write_config({"everything": reference_servers(tmp_path)["everything"],
                         "broken": broken})
     out = tmp_path / "tree"
-    p = generate(mcpfs, out, check=0)
+    p = generate(mcpfs, out, check=3)  # written, and exit 3 says one is missing
     assert "broken" in p.stderr and "unreachable" in p.stderr
     assert "(1 unreachable)" in p.stdout
     readme = (out / "servers/broken/README.md").read_text()

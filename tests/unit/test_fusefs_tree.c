@@ -559,7 +559,7 @@ int main(void)
 	const char *const cfg_names[NSERVERS] = {"alpha", "beta", "slow-one"};
 	struct fusefs_notify_ops nops = {
 	    .inval_inode = rec_inode, .inval_entry = rec_entry, .store = rec_store};
-	struct fusefs_source src = {fake_tools, fake_info, NULL};
+	struct fusefs_source src = {.tools = fake_tools, .info = fake_info};
 	double waits[NSERVERS] = {5, 5, 0.3};
 	struct fusefs_tree_opts o = {0};
 	struct fusefs_inval *v;
