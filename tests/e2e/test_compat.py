@@ -9,6 +9,7 @@ before JSON-RPC (time-mcp), invalid UTF-8 in one description, one schema past
 the decoder's depth, one name three times, catalogs past the caps.
 """
 import json
+import sys
 
 from conftest import everything_stdio, sdk_server
 
@@ -189,3 +190,20 @@ def test_tools_and_generate_exit_3_when_a_server_cannot_be_reached(mcpfs, tmp_pa
     p = mcpfs.run("generate", "--out", tmp_path / "t", check=3)
     assert "1 unreachable" in p.stdout
     assert (tmp_path / "t" / "servers" / "ev" / "echo.py").exists()
+
+
+def test_deep_schema_json_file_is_bounded(mcpfs, tmp_path):
+    """Pretty-printing indents at most 32 levels: a 1,500-level schema's
+    .json stays near its compact size (it was quadratic in depth)."""
+    sys.setrecursionlimit(20000)  # Python's own decoder stops at 1,000 levels
+    mcpfs.write_config({"c": compat("--deep", "1500")})
+    tools = {t["name"]: t for t in mcpfs.json("tools", "c")}
+    assert "deep" in tools
+    del tools["deep"]["server"]
+    compact = len(json.dumps(tools["deep"], separators=(",", ":")))
+    out = tmp_path / "tree"
+    mcpfs.run("generate", "--out", out, check=0)
+    path = out / "servers" / "c" / "deep.json"
+    assert json.loads(path.read_text()) == tools["deep"]
+    assert path.stat().st_size < 2 * compact + 4096, (path.stat().st_size, compact)
+    assert (out / "servers" / "c" / "deep.py").exists()

@@ -5,6 +5,7 @@
 // - tools: `ok`; `bad_utf8`, whose description holds bytes that are not UTF-8;
 //   `deep`, whose schema nests 3,000 levels (past the JSON decoder's 2,048);
 //   `same` three times; and instructions at initialize
+// - --deep N: nest `deep` N levels instead (under the limit: a kept tool)
 // - --pages P --per-page N: P pages of N synthetic tools each (tools/list cursors)
 // - --churn MS: the catalog changes every MS ms (a tool named by a counter),
 //   with notifications/tools/list_changed each time
@@ -20,6 +21,7 @@ const banner = Number(arg("--banner", 0));
 const pages = Number(arg("--pages", 0));
 const perPage = Number(arg("--per-page", 0));
 const churn = Number(arg("--churn", 0));
+const deepLevels = Number(arg("--deep", 3000));
 
 const obj = { type: "object", properties: {} };
 const BAD = "@@BAD_UTF8@@";
@@ -67,7 +69,7 @@ const transport = new StdioServerTransport();
 // Raw bytes where the markers are: JSON.stringify can write neither.
 transport.send = async (msg) => {
 	let s = JSON.stringify(msg) + "\n";
-	const depth = 3000;
+	const depth = deepLevels;
 	s = s.replace(`"${DEEP}"`, '{"a":'.repeat(depth) + "1" + "}".repeat(depth));
 	const parts = s.split(BAD);
 	const out = [];
