@@ -428,7 +428,7 @@ static int index_ts(const struct cg_server *s, struct buf *out)
 	for (i = 0; i < s->ntools; i++) {
 		const char *id = s->by_ident[i]->ident;
 
-		buf_printf(&exports, "export { %s } from \"./%s\";\n", id, id);
+		buf_printf(&exports, "export { %s } from \"./%s.ts\";\n", id, id);
 	}
 	buf_printf(&text, "Tools of the MCP server %s: see README.md.", s->name);
 	buf_fail(&doc, buf_error(&text));
