@@ -41,17 +41,23 @@ def test_inode_table_and_memory_flat_under_catalog_churn(mounted):
         samples.append((time.monotonic() - t0, os.statvfs(mounted.point).f_files, rss_kb(pid)))
     gens = {n.split(".")[0] for n in seen if n.startswith("gen_")}
     assert len(gens) >= 20, f"the catalog barely changed: {len(gens)} generations seen"
-    half = [s for s in samples if s[0] >= duration / 2]
-    first = [s for s in samples if s[0] < duration / 2]
-    assert half and first
-    # Before reclaim every generation's files stayed: f_files grew by 3+ per change.
-    assert max(s[1] for s in half) <= max(s[1] for s in first) + 16, (
-        f"inodes grew: first half max {max(s[1] for s in first)}, "
-        f"second half max {max(s[1] for s in half)}, {len(gens)} generations")
-    assert max(s[1] for s in samples) < 200, max(s[1] for s in samples)
+    inodes = [s[1] for s in samples]
+    # Before reclaim every generation's files stayed: thousands of changes
+    # meant thousands of nodes. Now the table holds what the kernel caches,
+    # more when the kernel's FORGETs lag behind on a loaded machine.
+    assert max(inodes) < 1000, f"max {max(inodes)} inodes after {len(gens)} generations"
+    # Once the reader stops, the kernel forgets every old generation and the
+    # table comes back to what it held at the start: nothing leaked.
+    base = min(inodes[:20])
+    assert wait_until(lambda: os.statvfs(mounted.point).f_files <= base + 8, 120, 0.5), (
+        f"inodes stay at {os.statvfs(mounted.point).f_files}, started at {base}")
+    settled = os.statvfs(mounted.point).f_files
     if mounted.m.build == "plain":  # ASan's quarantine holds freed memory back
-        early = statistics.median(s[2] for s in first[len(first) // 2:])
-        late = statistics.median(s[2] for s in half[len(half) // 2:])
+        quarter = len(samples) // 4
+        early = statistics.median(s[2] for s in samples[quarter:2 * quarter])
+        late = statistics.median(s[2] for s in samples[3 * quarter:])
         assert late <= early + 4096, f"RSS grew from {early} kB to {late} kB"
-    print(f"{len(gens)} generations in {duration:.0f} s; f_files max "
-          f"{max(s[1] for s in samples)}; RSS {samples[0][2]} -> {samples[-1][2]} kB")
+    print(f"{len(gens)} generations in {duration:.0f} s; inodes max {max(inodes)}, "
+          f"start {base}, settled {settled}; RSS {samples[0][2]} -> "
+          f"{statistics.median(s[2] for s in samples[len(samples) // 2:])} (median of "
+          f"the second half) -> {samples[-1][2]} kB")
