@@ -56,6 +56,20 @@ static int print_json(const char *out, const struct tree_snapshot *s,
 	return 0;
 }
 
+/* The tools mcpfs could not offer, one line each on stderr (the server's
+ * README.md says so too). */
+static void warn_skipped(struct hub *h, const char *server)
+{
+	json_t *notes = hub_notes(h, server), *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(notes, "skipped"), i, s)
+		cli_error("generate: server '%s': skipped tool '%s': %s", server,
+			  json_string_value(json_object_get(s, "name")),
+			  json_string_value(json_object_get(s, "why")));
+	json_decref(notes);
+}
+
 int cmd_generate(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -132,6 +146,8 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 		if (s->why[i])
 			cli_error("generate: server %s unreachable: %s",
 				  cg_root_server_name(s->root, i), s->why[i]);
+	for (i = 0; i < s->nservers; i++)
+		warn_skipped(h, cg_root_server_name(s->root, i));
 	if (tree_write(s, out, 0, &st, &e) < 0) {
 		rc = cli_fail(&e);
 		goto out_free;

@@ -164,7 +164,9 @@ def test_one_bad_tool_never_takes_out_the_server(mcpfs, tmp_path):
     assert "skipped tool 'deep'" in log
     mcpfs.run("call", "c", "bad_utf8", check=0)
     out = tmp_path / "tree"
-    mcpfs.run("generate", "--out", out, check=0)
+    p = mcpfs.run("generate", "--out", out, check=0)
+    assert "server 'c': skipped tool 'deep'" in p.stderr
+    assert p.stderr.count("a second tool named 'same'") == 2
     readme = (out / "servers" / "c" / "README.md").read_text()
     assert "deep" in readme and "nested deeper than 2000 levels" in readme
     assert "a second tool named 'same'" in readme
@@ -207,3 +209,29 @@ def test_deep_schema_json_file_is_bounded(mcpfs, tmp_path):
     assert json.loads(path.read_text()) == tools["deep"]
     assert path.stat().st_size < 2 * compact + 4096, (path.stat().st_size, compact)
     assert (out / "servers" / "c" / "deep.py").exists()
+
+
+def test_what_the_model_reads_from_a_real_server(mcpfs, tmp_path):
+    """server-everything (npm): its 1,575 characters of instructions in its
+    README; constraints, defaults in Python syntax and annotations in the
+    docstrings and JSDoc; every Args entry says something."""
+    mcpfs.write_config({"everything": everything_stdio(), "c": compat()})
+    out = tmp_path / "tree"
+    mcpfs.run("generate", "--out", out, check=0)
+    readme = (out / "servers" / "everything" / "README.md").read_text()
+    assert "The server's instructions:" in readme and "> # Everything Server" in readme
+    assert "Call ok first. These instructions end here." in (
+        out / "servers" / "c" / "README.md").read_text()
+    py = (out / "servers" / "everything" / "gzip_file_as_resource.py").read_text()
+    assert "Format: uri." in py and 'Allowed: "resourceLink", "resource".' in py
+    assert "Hints from the server:" in py
+    links = (out / "servers" / "everything" / "get_resource_links.py").read_text()
+    assert "From 1 to 10. Default: 3." in links
+    ts = (out / "servers" / "everything" / "get_resource_links.ts").read_text()
+    assert "From 1 to 10. Default: 3." in ts
+    for f in (out / "servers" / "everything").glob("*.py"):
+        text = f.read_text()
+        assert "false." not in text and "Default: null" not in text, f
+        args = text.split("Args:\n", 1)[-1].split("\n\n", 1)[0]
+        for line in args.splitlines():
+            assert not line.rstrip().endswith(":"), (f.name, line)
