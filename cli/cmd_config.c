@@ -12,16 +12,17 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mcpfs config [--json]\n\n"
-		   "Show the config in use and the MCP config files found on this machine:\n"
-		   "mcpfs's own (--config, $MCPFS_CONFIG, ./mcpfs.json,\n"
-		   "~/.config/mcpfs/config.json) and those of Claude Desktop, Claude Code\n"
-		   "(./.mcp.json, ~/.claude.json), VS Code (./.vscode/mcp.json, the user's\n"
-		   "mcp.json), Cursor and Windsurf, with the servers each defines. To use one:\n"
-		   "--config PATH, or \"imports\": [\"claude-desktop\", \"./.mcp.json\"] in mcpfs's\n"
-		   "own config.\n\n"
-		   "  --json  one object {in_use, servers, sources: [{name, host, path, found,\n"
-		   "          servers, error}]}\n");
+	fprintf(f,
+		"usage: mcpfs config [--json]\n\n"
+		"Show the config in use and the MCP config files found on this machine:\n"
+		"mcpfs's own (--config, $MCPFS_CONFIG, ./mcpfs.json,\n"
+		"~/.config/mcpfs/config.json) and those of Claude Desktop, Claude Code\n"
+		"(./.mcp.json, ~/.claude.json), VS Code (./.vscode/mcp.json, the user's\n"
+		"mcp.json), Cursor and Windsurf, with the servers each defines. To use one:\n"
+		"--config PATH, or \"imports\": [\"claude-desktop\", \"./.mcp.json\"] in mcpfs's\n"
+		"own config.\n\n"
+		"  --json  one object {in_use, servers, sources: [{name, host, path, found,\n"
+		"          servers, error}]}\n");
 }
 
 /* The servers of @cfg: [{"name", "disabled"?}]. New. */
@@ -41,8 +42,8 @@ static json_t *servers_json(const struct config *cfg)
 
 static json_t *source_json(const struct config_source *src)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "name", src->name, "host", src->host,
-			      "path", src->path, "found", src->found);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "name", src->name, "host", src->host, "path",
+			      src->path, "found", src->found);
 	struct config cfg = {0};
 	struct err e = {0};
 
@@ -63,8 +64,8 @@ static void print_servers(const json_t *servers)
 	size_t i;
 
 	json_array_foreach(servers, i, s)
-		printf("%s%s%s", i ? ", " : "", json_string_value(json_object_get(s, "name")),
-		       json_object_get(s, "disabled") ? " (disabled)" : "");
+	    printf("%s%s%s", i ? ", " : "", json_string_value(json_object_get(s, "name")),
+		   json_object_get(s, "disabled") ? " (disabled)" : "");
 	printf("\n");
 }
 

@@ -42,8 +42,8 @@ static json_t *info_json(const struct server_config *sc, const struct hub_server
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s}", "name", in->name, "transport",
 			      transport_names[sc->transport], "scope",
 			      sc->scope == SCOPE_CUSTOMER ? "customer" : "shared", "state",
-			      state_name(sc, in), "generation", (json_int_t)in->generation,
-			      "log", in->log_path ? in->log_path : "");
+			      state_name(sc, in), "generation", (json_int_t)in->generation, "log",
+			      in->log_path ? in->log_path : "");
 
 	if (!o)
 		return NULL;

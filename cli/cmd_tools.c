@@ -71,9 +71,9 @@ static void warn_skipped(struct hub *h, const char *server)
 	size_t i;
 
 	json_array_foreach(json_object_get(notes, "skipped"), i, s)
-		cli_error("tools: server '%s': skipped tool '%s': %s", server,
-			  json_string_value(json_object_get(s, "name")),
-			  json_string_value(json_object_get(s, "why")));
+	    cli_error("tools: server '%s': skipped tool '%s': %s", server,
+		      json_string_value(json_object_get(s, "name")),
+		      json_string_value(json_object_get(s, "why")));
 	json_decref(notes);
 }
 

@@ -262,7 +262,7 @@ static void ts_doc(struct buf *doc, struct buf *text, const struct cg_tool_in *i
 static bool any_proto_key(const struct cg_type *obj)
 {
 	static const char *const members[] = {
-	    "constructor",	"toString",	    "toLocaleString",	"valueOf",
+	    "constructor",	"toString",	    "toLocaleString",	    "valueOf",
 	    "hasOwnProperty",	"isPrototypeOf",    "propertyIsEnumerable", "__proto__",
 	    "__defineGetter__", "__defineSetter__", "__lookupGetter__",	    "__lookupSetter__",
 	};

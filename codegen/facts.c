@@ -275,8 +275,10 @@ void cg_facts_schema(struct buf *b, json_t *schema, enum cg_syntax syn)
 void cg_facts_annotations(struct buf *b, json_t *tool)
 {
 	json_t *a = json_object_get(tool, "annotations");
-	json_t *ro = json_object_get(a, "readOnlyHint"), *de = json_object_get(a, "destructiveHint");
-	json_t *id = json_object_get(a, "idempotentHint"), *ow = json_object_get(a, "openWorldHint");
+	json_t *ro = json_object_get(a, "readOnlyHint"),
+	       *de = json_object_get(a, "destructiveHint");
+	json_t *id = json_object_get(a, "idempotentHint"),
+	       *ow = json_object_get(a, "openWorldHint");
 	const char *parts[4];
 	size_t n = 0, i;
 
@@ -292,8 +294,8 @@ void cg_facts_annotations(struct buf *b, json_t *tool)
 		parts[n++] = json_is_true(id) ? "idempotent (repeating a call changes nothing more)"
 					      : "not idempotent";
 	if (json_is_boolean(ow))
-		parts[n++] = json_is_true(ow) ? "open world (reaches outside systems)"
-					      : "closed world";
+		parts[n++] =
+		    json_is_true(ow) ? "open world (reaches outside systems)" : "closed world";
 	if (!n)
 		return;
 	buf_puts(b, "Hints from the server: ");

@@ -35,8 +35,8 @@ struct cg_server {
 	struct cg_entry *entries;  /* owned; names owned (entry_names) */
 	char **entry_names;
 	size_t nentries;
-	char *status; /* owned; non-NULL: the catalog could not be had */
-	char *detail; /* owned or NULL */
+	char *status;  /* owned; non-NULL: the catalog could not be had */
+	char *detail;  /* owned or NULL */
 	json_t *notes; /* new reference or NULL: cg_server_set_notes */
 };
 

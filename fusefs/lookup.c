@@ -131,7 +131,7 @@ static nlink_t top_links(const struct fusefs_tree *t, const char *path)
 /* The node for entry @e of top directory @dir (numbered on first sight),
  * held. */
 static struct fusefs_node *top_child(struct fusefs_tree *t, const struct fusefs_node *dir,
-					   const struct cg_entry *e)
+				     const struct cg_entry *e)
 {
 	enum fusefs_kind kind = e->is_dir ? FUSEFS_TOP_DIR : FUSEFS_TOP_FILE;
 	char path[PATH_MAX];

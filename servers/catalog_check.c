@@ -24,8 +24,9 @@ static const char *fault(const json_t *tool, const json_t *seen, char *why, size
 		return why;
 	}
 	if (json_salvage_has_cut(tool)) {
-		snprintf(why, n, "its definition is nested deeper than %d levels (the limit of "
-				 "mcpfs's JSON decoder)",
+		snprintf(why, n,
+			 "its definition is nested deeper than %d levels (the limit of "
+			 "mcpfs's JSON decoder)",
 			 JSON_SALVAGE_MAX_DEPTH);
 		return why;
 	}

@@ -267,8 +267,7 @@ static int take_seconds(struct parse *ps, const json_t *v, const char *field, do
 	return 0;
 }
 
-static int take_count(struct parse *ps, const json_t *v, const char *field, size_t max,
-		      size_t *out)
+static int take_count(struct parse *ps, const json_t *v, const char *field, size_t max, size_t *out)
 {
 	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 	    (unsigned long long)json_integer_value(v) > max)
@@ -544,13 +543,14 @@ static int parse_imports(struct config *cfg, const json_t *imports, const char *
 	int rc;
 
 	if (!json_is_array(imports))
-		return err_set(err, EXIT_USAGE, "%s: 'imports' must be an array of strings", origin);
+		return err_set(err, EXIT_USAGE, "%s: 'imports' must be an array of strings",
+			       origin);
 	json_array_foreach(imports, i, v)
 	{
 		entry = json_string_value(v);
 		if (!entry || !*entry)
-			return err_set(err, EXIT_USAGE, "%s: imports[%zu]: must be a non-empty string",
-				       origin, i);
+			return err_set(err, EXIT_USAGE,
+				       "%s: imports[%zu]: must be a non-empty string", origin, i);
 		if (!strchr(entry, '/') && !strchr(entry, '.')) {
 			if (config_source_path(entry, path, sizeof(path)) < 0)
 				return err_set(err, EXIT_USAGE,

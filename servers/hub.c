@@ -427,10 +427,9 @@ static void log_skipped(struct hub_server *srv, const json_t *notes)
 	const json_t *s;
 	size_t i;
 
-	json_array_foreach(json_object_get(notes, "skipped"), i, s)
-		log_line(srv, "skipped tool '%.200s': %s",
-			 json_string_value(json_object_get(s, "name")),
-			 json_string_value(json_object_get(s, "why")));
+	json_array_foreach(json_object_get(notes, "skipped"), i, s) log_line(
+	    srv, "skipped tool '%.200s': %s", json_string_value(json_object_get(s, "name")),
+	    json_string_value(json_object_get(s, "why")));
 }
 
 /* Install @tools and @notes (both stolen) as @srv's catalog; bump the
@@ -989,4 +988,3 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 		*err = hc.err;
 	return hc.result;
 }
-

@@ -164,7 +164,8 @@ bool json_salvage_has_cut(const json_t *v)
 		return json_string_length(v) == JSON_SALVAGE_CUT_LEN &&
 		       !memcmp(json_string_value(v), JSON_SALVAGE_CUT, JSON_SALVAGE_CUT_LEN);
 	case JSON_OBJECT:
-		json_object_foreach((json_t *)v, key, item) if (json_salvage_has_cut(item)) return true;
+		json_object_foreach((json_t *)v, key,
+				    item) if (json_salvage_has_cut(item)) return true;
 		return false;
 	case JSON_ARRAY:
 		json_array_foreach(v, i, item) if (json_salvage_has_cut(item)) return true;

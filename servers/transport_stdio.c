@@ -148,7 +148,8 @@ static int on_line(void *ctx, const char *line, size_t len)
 	t->lineno++;
 	msg = jsonrpc_decode(line, len, &e);
 	if (!msg && ++t->noise <= STDIO_MAX_NOISE_LINES) {
-		server_log_printf(t->log, "stdout line %zu is not JSON-RPC (%.200s), skipped: %.200s",
+		server_log_printf(t->log,
+				  "stdout line %zu is not JSON-RPC (%.200s), skipped: %.200s",
 				  t->lineno, e.text, line);
 		return 0;
 	}

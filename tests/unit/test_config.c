@@ -240,7 +240,8 @@ static void test_disabled_and_ide_vars(void)
 {
 	const char *text =
 	    "{\"servers\": {"
-	    " \"off\": {\"command\": \"${MCPFS_TEST_UNSET}\", \"args\": [\"${env:MCPFS_TEST_UNSET2}\"],"
+	    " \"off\": {\"command\": \"${MCPFS_TEST_UNSET}\", \"args\": "
+	    "[\"${env:MCPFS_TEST_UNSET2}\"],"
 	    "   \"env\": {\"T\": \"${MCPFS_TEST_UNSET}\"}},"
 	    " \"ide\": {\"command\": \"node\", \"env\": {\"K\": \"${input:api-key}\"}},"
 	    " \"remote\": {\"type\": \"http\", \"url\": \"${MCPFS_TEST_UNSET_URL}\"},"
@@ -259,8 +260,7 @@ static void test_disabled_and_ide_vars(void)
 	ide = config_find(&cfg, "ide");
 	on = config_find(&cfg, "on");
 	remote = config_find(&cfg, "remote");
-	CHECK(off && off->disabled &&
-		  strstr(off->disabled, "server 'off' is disabled (vs.json)") &&
+	CHECK(off && off->disabled && strstr(off->disabled, "server 'off' is disabled (vs.json)") &&
 		  strstr(off->disabled, "${MCPFS_TEST_UNSET}, ${env:MCPFS_TEST_UNSET2}") &&
 		  !strstr(strstr(off->disabled, "UNSET}") + 1, "${MCPFS_TEST_UNSET}"),
 	      "every missing variable named once: %s", off ? off->disabled : "");
