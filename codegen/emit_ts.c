@@ -134,10 +134,10 @@ static void ts_prop_doc(struct buf *b, struct buf *text, const struct cg_prop *p
 	buf_reset(text);
 	cg_sentence(text, p->description, p->description_len);
 	cg_facts_schema(text, p->schema, CG_SYNTAX_TS);
+	buf_fail(b, buf_error(text));
 	if (!text->len)
 		return;
 	skip = text->data && text->data[0] == ' ' ? 1 : 0;
-	buf_fail(b, buf_error(text));
 	buf_puts(b, "\t/**\n");
 	cg_ts_doc_n(b, text->data ? text->data + skip : "", text->len - skip, "\t");
 	buf_puts(b, "\t */\n");

@@ -410,7 +410,7 @@ static int parse_server(struct parse *ps, const char *name, const json_t *v,
 		return -1;
 	if ((f = json_object_get(v, "roots")) &&
 	    (take_string_array(ps, f, "roots", &sc->roots, &sc->nroots) < 0 ||
-	     normalize_roots(ps, sc) < 0))
+	     (!ps->missing.len && normalize_roots(ps, sc) < 0)))
 		return -1;
 	if ((f = json_object_get(v, "timeout")) &&
 	    take_seconds(ps, f, "timeout", &sc->timeout_s) < 0)
