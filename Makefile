@@ -37,9 +37,10 @@ endif
 PARTS = common servers codegen tree fusefs executor workspaces skills cli
 SRC = $(foreach d,$(PARTS),$(wildcard $(d)/*.c))
 OBJ = $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/templates_embed.o $(BUILD)/gen/default_config.o \
-      $(BUILD)/gen/executor_embed.o $(BUILD)/gen/seccomp_filter.o
+      $(BUILD)/gen/executor_embed.o $(BUILD)/gen/workspaces_embed.o $(BUILD)/gen/seccomp_filter.o
 LIB_OBJ = $(filter-out $(BUILD)/cli/main.o,$(OBJ))
 TEMPLATES = $(sort $(wildcard templates/*.py templates/*.ts templates/*.md templates/*.tmpl))
+WS_TEMPLATES = $(sort $(wildcard templates/workspace/*))
 JAIL_RUNTIME = $(sort $(wildcard executor/runtime/*.mjs executor/runtime/*.js executor/runtime/*.py))
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
@@ -71,6 +72,10 @@ $(BUILD)/gen/default_config.c: servers/default.json scripts/embed.sh
 $(BUILD)/gen/executor_embed.c: $(JAIL_RUNTIME) scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh executor_embedded_files $(JAIL_RUNTIME) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/workspaces_embed.c: $(WS_TEMPLATES) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh ws_embedded_files $(WS_TEMPLATES) > $@.tmp && mv $@.tmp $@
 
 # The jail's seccomp filter, compiled from its policy once, here.
 $(BUILD)/gen/seccomp_policy: executor/policy/seccomp_policy.c | pkgcheck

@@ -91,7 +91,7 @@ int cmd_bridge(struct cli *cli, int argc, char **argv)
 			return EXIT_FAILED;
 		}
 		session = sidbuf;
-	} else if (!ws_id_valid(session, "session", &e)) {
+	} else if (!id_valid(session, "session", &e)) {
 		return cli_fail(&e);
 	}
 	root = cli_root(cli);

@@ -153,8 +153,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 			  argv[optind]);
 		return EXIT_USAGE;
 	}
-	if ((ro.customer && !ws_id_valid(ro.customer, "customer", &e)) ||
-	    (ro.session && !ws_id_valid(ro.session, "session", &e)))
+	if ((ro.customer && !id_valid(ro.customer, "customer", &e)) ||
+	    (ro.session && !id_valid(ro.session, "session", &e)))
 		return cli_fail(&e);
 	if ((rc = read_code(argv[optind], &code, &ro.code_len)) < 0) {
 		cli_error("exec: read %s: %s", argv[optind],

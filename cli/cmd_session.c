@@ -210,7 +210,7 @@ int cmd_session(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	if (ws_open(root, a.pos[0], false, &ws, &e) < 0)
 		return cli_fail(&e);
-	if (verbs[i].nargs == 2 && !ws_id_valid(a.pos[1], "session", &e))
+	if (verbs[i].nargs == 2 && !id_valid(a.pos[1], "session", &e))
 		return cli_fail(&e);
 	return verbs[i].run(&ws, &a);
 }

@@ -139,7 +139,7 @@ static int do_create(struct cli *cli, const char *root, struct ws_args *a)
 	(void)cli;
 	if ((rc = need_customer(a, "create")))
 		return rc;
-	if (!ws_id_valid(a->pos[0], "customer", &e))
+	if (!id_valid(a->pos[0], "customer", &e))
 		return cli_fail(&e);
 	/* Start from what is recorded (or the defaults) and override what was given. */
 	if (ws_open(root, a->pos[0], false, &ws, &e) < 0 || ws_quota_get(&ws, &q, &e) < 0) {
@@ -364,7 +364,7 @@ static int do_umount(struct cli *cli, const char *root, struct ws_args *a)
 
 		/* Not ws_open: that would mount what we are about to unmount. */
 		memset(&ws, 0, sizeof(ws));
-		if (!ws_id_valid(c, "customer", &e) ||
+		if (!id_valid(c, "customer", &e) ||
 		    snprintf(dir, sizeof(dir), "%s/workspaces/%s", root, c) >= (int)sizeof(dir)) {
 			rc = cli_fail(&e);
 			continue;

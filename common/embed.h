@@ -11,9 +11,11 @@ struct embedded_file {
 };
 
 /* templates/ (codegen), servers/default.json (config), executor/runtime/
- * (files the jail needs, e.g. the TypeScript loader). */
+ * (files the jail needs, e.g. the TypeScript loader), templates/workspace/
+ * (files a workspace is provisioned with, e.g. skills/__init__.py). */
 extern const struct embedded_file cg_embedded_files[];
 extern const struct embedded_file config_embedded_files[];
 extern const struct embedded_file executor_embedded_files[];
+extern const struct embedded_file ws_embedded_files[];
 
 #endif

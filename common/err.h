@@ -2,7 +2,7 @@
 #ifndef MCPFS_COMMON_ERR_H
 #define MCPFS_COMMON_ERR_H
 
-/* Exit statuses (ARCHITECTURE.md "Exit status"). */
+/* Exit statuses (README.md, "Use": the exit status line). */
 enum mcpfs_exit {
 	EXIT_OK_ = 0,
 	EXIT_FAILED = 1,      /* the tool or the jailed code failed */

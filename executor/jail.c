@@ -200,11 +200,6 @@ static int child_main(struct jail *j)
 	return 127;
 }
 
-pid_t jail_pid(const struct jail *j)
-{
-	return j->pid;
-}
-
 int jail_pidfd(const struct jail *j)
 {
 	return j->pidfd;

@@ -72,10 +72,9 @@ struct jail;
  * step and call in one line) when any step failed: the program never ran. */
 struct jail *jail_start(const struct jail_spec *s, struct err *err);
 
-/* The jail's pid 1 as the host sees it (the init of its PID namespace, which
- * reaps; the program is its child), and a pidfd that turns readable when it
- * exits, after the program did. */
-pid_t jail_pid(const struct jail *j);
+/* A pidfd of the jail's pid 1 (the init of its PID namespace, which reaps;
+ * the program is its child): it turns readable when pid 1 exits, after the
+ * program did. */
 int jail_pidfd(const struct jail *j);
 
 /* Kill everything in the jail: the PID namespace's init (the kernel then

@@ -48,7 +48,7 @@ struct run {
 	const struct run_opts *o;
 	struct ws ws;
 	char id[64];
-	char session[WS_ID_MAX + 1];
+	char session[ID_MAX + 1];
 	char tree[4096], tree_servers[4200];
 	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
 	char dir[4096], sock[4200];

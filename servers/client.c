@@ -68,8 +68,7 @@ struct client {
 	pthread_mutex_t reinit_lock;
 	unsigned session; /* protected by reinit_lock */
 
-	char protocol_version[32]; /* set by the handshake */
-	char *instructions;	   /* set by the handshake; NULL when none */
+	char *instructions; /* set by the handshake; NULL when none */
 };
 
 static const struct transport_ops *ops_for(enum server_transport tr)
@@ -598,7 +597,6 @@ static int handshake(struct client *c, struct err *err)
 			c->sc->name, version ? version : "(none)");
 		goto out_result;
 	}
-	snprintf(c->protocol_version, sizeof(c->protocol_version), "%s", version);
 	free(c->instructions);
 	c->instructions = json_is_string(json_object_get(result, "instructions"))
 			      ? strdup(json_string_value(json_object_get(result, "instructions")))
@@ -778,11 +776,6 @@ bool client_alive(struct client *c)
 	alive = c->alive;
 	pthread_mutex_unlock(&c->lock);
 	return alive;
-}
-
-const char *client_protocol_version(struct client *c)
-{
-	return c->protocol_version;
 }
 
 const char *client_instructions(struct client *c)

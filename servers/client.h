@@ -67,8 +67,6 @@ json_t *client_call_tool(struct client *c, const char *tool, json_t *args, doubl
 			 const struct client_call_hooks *hooks, struct err *err);
 
 bool client_alive(struct client *c);
-/* The negotiated protocol version, the serverInfo name; borrowed, valid while connected. */
-const char *client_protocol_version(struct client *c);
 /* The "instructions" the server gave at initialize, or NULL; borrowed, valid
  * while connected. */
 const char *client_instructions(struct client *c);

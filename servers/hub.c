@@ -16,6 +16,7 @@
 
 #include "../common/clock.h"
 #include "../common/fsx.h"
+#include "../common/id.h"
 #include "catalog_cache.h"
 #include "catalog_check.h"
 #include "hub_hooks.h"
@@ -101,24 +102,6 @@ static struct hub_server *find_server(struct hub *h, const char *name)
 		if (!strcmp(h->servers[i].sc->name, name))
 			return &h->servers[i];
 	return NULL;
-}
-
-/* Customer ids become folder names: the rule of workspaces/workspace.h. */
-static bool customer_valid(const char *id)
-{
-	size_t n = strlen(id), i;
-
-	if (!n || n > 64 || !strcmp(id, ".") || !strcmp(id, ".."))
-		return false;
-	for (i = 0; i < n; i++) {
-		char ch = id[i];
-		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			     (ch >= '0' && ch <= '9');
-
-		if (!alnum && (i == 0 || !strchr("._-", ch)))
-			return false;
-	}
-	return true;
 }
 
 static double backoff_s(unsigned failures)
@@ -884,8 +867,8 @@ static json_t *call_server(struct hub *h, struct hub_server *srv, const char *to
 	json_t *result;
 
 	if (srv->sc->scope == SCOPE_CUSTOMER) {
-		customer = o->customer ? o->customer : HUB_DEFAULT_CUSTOMER;
-		if (!customer_valid(customer)) {
+		customer = o && o->customer ? o->customer : HUB_DEFAULT_CUSTOMER;
+		if (!id_valid(customer, "customer", NULL)) {
 			err_set(err, EXIT_USAGE, "invalid customer id '%s'", customer);
 			return NULL;
 		}

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,22 +49,6 @@ static time_t parse_iso(const char *s)
 	return timegm(&tm);
 }
 
-int session_id_new(char *out, size_t n)
-{
-	unsigned char r[8];
-	struct tm tm;
-	time_t t = time(NULL);
-
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
-		return -EIO;
-	gmtime_r(&t, &tm);
-	if (snprintf(out, n, "%04d%02d%02dT%02d%02d%02dZ-%02x%02x%02x%02x%02x%02x%02x%02x",
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		     r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) >= (int)n)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
 static int sessions_dir(const struct ws *ws, struct err *err)
 {
 	int cfd, sfd;
@@ -84,7 +67,7 @@ static int sessions_dir(const struct ws *ws, struct err *err)
  * writers never both start from the same old log. */
 static int lock_session(int sfd, const struct ws *ws, const char *id, struct err *err)
 {
-	char name[WS_ID_MAX + 8];
+	char name[ID_MAX + 8];
 	int fd;
 
 	snprintf(name, sizeof(name), "%s.lock", id);
@@ -108,7 +91,7 @@ static int lock_session(int sfd, const struct ws *ws, const char *id, struct err
 static json_t *read_log(int sfd, const struct ws *ws, const char *id, bool *missing,
 			struct err *err)
 {
-	char name[WS_ID_MAX + 8];
+	char name[ID_MAX + 8];
 	json_error_t je;
 	json_t *log;
 	char *text;
@@ -148,7 +131,7 @@ static json_t *new_log(const struct ws *ws, const char *id)
 
 static int write_log(int sfd, const struct ws *ws, const char *id, json_t *log, struct err *err)
 {
-	char name[WS_ID_MAX + 8];
+	char name[ID_MAX + 8];
 	char *text;
 	size_t n;
 	int rc;
@@ -181,7 +164,7 @@ static int update(const struct ws *ws, const char *id, bool create,
 	bool missing;
 	int sfd, lfd, rc = -1;
 
-	if (!ws_id_valid(id, "session", err))
+	if (!id_valid(id, "session", err))
 		return -1;
 	sfd = sessions_dir(ws, err);
 	if (sfd < 0)
@@ -450,7 +433,7 @@ json_t *session_load(const struct ws *ws, const char *session_id, struct err *er
 	bool missing;
 	int sfd;
 
-	if (!ws_id_valid(session_id, "session", err))
+	if (!id_valid(session_id, "session", err))
 		return NULL;
 	sfd = sessions_dir(ws, err);
 	if (sfd < 0)
@@ -469,7 +452,7 @@ json_t *session_checkpoint_get(const struct ws *ws, const char *session_id, stru
 	bool missing;
 	int sfd;
 
-	if (!ws_id_valid(session_id, "session", err))
+	if (!id_valid(session_id, "session", err))
 		return NULL;
 	sfd = sessions_dir(ws, err);
 	if (sfd < 0)
@@ -499,7 +482,7 @@ static int by_updated_desc(const void *a, const void *b)
 
 static json_t *summary(int sfd, const struct ws *ws, const char *id, struct err *err)
 {
-	char name[WS_ID_MAX + 8], when[32];
+	char name[ID_MAX + 8], when[32];
 	struct stat st;
 	json_t *log, *s;
 	struct tm tm;
@@ -525,7 +508,7 @@ static json_t *summary(int sfd, const struct ws *ws, const char *id, struct err 
 
 json_t *session_list(const struct ws *ws, struct err *err)
 {
-	char id[WS_ID_MAX + 1];
+	char id[ID_MAX + 1];
 	struct dirent *d;
 	json_t *arr, *s;
 	struct err ignored;
@@ -549,10 +532,10 @@ json_t *session_list(const struct ws *ws, struct err *err)
 	}
 	while ((d = readdir(dir)) && json_array_size(arr) < SESSIONS_MAX) {
 		n = strlen(d->d_name);
-		if (n <= 5 || n - 5 > WS_ID_MAX || strcmp(d->d_name + n - 5, ".json"))
+		if (n <= 5 || n - 5 > ID_MAX || strcmp(d->d_name + n - 5, ".json"))
 			continue;
 		snprintf(id, sizeof(id), "%.*s", (int)(n - 5), d->d_name);
-		if (!ws_id_valid(id, "session", NULL))
+		if (!id_valid(id, "session", NULL))
 			continue;
 		/* One unreadable log does not hide the others. */
 		s = summary(dirfd(dir), ws, id, &ignored);

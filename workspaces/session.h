@@ -36,11 +36,6 @@ json_t *session_checkpoint_get(const struct ws *ws, const char *session_id, stru
 int session_checkpoint_set(const struct ws *ws, const char *session_id, json_t *checkpoint,
 			   struct err *err);
 
-/* A new collision-free session id (UTC time plus 64 random bits), e.g.
- * "20261122T080102Z-9f86d081884c7d65", into @out (at least WS_ID_MAX + 1).
- * Returns 0 or -errno. */
-int session_id_new(char *out, size_t n);
-
 /* The whole log: a new reference, or NULL with @err (EXIT_USAGE when the
  * session does not exist). */
 json_t *session_load(const struct ws *ws, const char *session_id, struct err *err);

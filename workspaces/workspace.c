@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/embed.h"
 #include "../common/fsx.h"
 #include "../common/jsonx.h"
 #include "admin.h"
 #include "quota.h"
-#include "skills_init.h"
 
 static const char *const subdirs[] = {"workspace", "skills", "sessions", "state"};
 
@@ -98,20 +98,34 @@ static int check_subdirs(int cfd, const struct ws *ws, bool create, struct err *
 	return 0;
 }
 
-/* The importer in skills/__init__.py and the mount point for the shared ones. */
+/* A file of templates/workspace/, embedded at build time. */
+static const struct embedded_file *ws_template(const char *name)
+{
+	const struct embedded_file *f;
+
+	for (f = ws_embedded_files; f->name; f++)
+		if (!strcmp(f->name, name))
+			return f;
+	return NULL;
+}
+
+/* The importer in skills/__init__.py (templates/workspace/skills__init__.py)
+ * and the mount point for the shared ones. */
 static int provision_skills(int cfd, const struct ws *ws, struct err *err)
 {
+	const struct embedded_file *init = ws_template("skills__init__.py");
 	char *old = NULL;
 	int sfd, rc;
 
+	if (!init)
+		return err_set(err, EXIT_FAILED, "skills__init__.py is not in this build");
 	sfd = fsx_open_at(cfd, "skills", O_RDONLY | O_DIRECTORY, 0);
 	if (sfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->skills, strerror(-sfd));
 	rc = fsx_mkdir_at(sfd, "shared", 0755);
-	if (rc == 0 && (fsx_read_at(sfd, "__init__.py", 1 << 16, &old, NULL) < 0 ||
-			strcmp(old, WS_SKILLS_INIT_PY)))
-		rc = fsx_write_atomic_at(sfd, "__init__.py", WS_SKILLS_INIT_PY,
-					 strlen(WS_SKILLS_INIT_PY), 0644);
+	if (rc == 0 &&
+	    (fsx_read_at(sfd, "__init__.py", 1 << 16, &old, NULL) < 0 || strcmp(old, init->data)))
+		rc = fsx_write_atomic_at(sfd, "__init__.py", init->data, init->len, 0644);
 	free(old);
 	close(sfd);
 	if (rc < 0)
@@ -126,7 +140,7 @@ static int open_ws(const char *root, const char *customer, bool create,
 	struct ws w;
 	int cfd, rc;
 
-	if (!ws_id_valid(customer, "customer", err))
+	if (!id_valid(customer, "customer", err))
 		return -1;
 	memset(&w, 0, sizeof(w));
 	if (fill_paths(root, customer, &w, err) < 0)
@@ -253,7 +267,7 @@ json_t *ws_list(const char *root, struct err *err)
 		return NULL;
 	}
 	while ((d = readdir(dir)))
-		if (d->d_type == DT_DIR && ws_id_valid(d->d_name, "customer", NULL))
+		if (d->d_type == DT_DIR && id_valid(d->d_name, "customer", NULL))
 			json_array_append_new(arr, json_string(d->d_name));
 	closedir(dir);
 	if (jsonx_array_sort(arr, cmp_str) < 0) {

@@ -11,21 +11,16 @@
 #include <sys/types.h>
 
 #include "../common/err.h"
-
-#define WS_ID_MAX 64
+#include "../common/id.h"
 
 struct ws {
-	char customer[WS_ID_MAX + 1];
+	char customer[ID_MAX + 1];
 	char dir[PATH_MAX];	  /* <root>/workspaces/<customer> */
 	char workspace[PATH_MAX]; /* dir/workspace */
 	char skills[PATH_MAX];	  /* dir/skills */
 	char sessions[PATH_MAX];  /* dir/sessions */
 	char state[PATH_MAX];	  /* dir/state */
 };
-
-/* A customer or session id: [A-Za-z0-9][A-Za-z0-9._-]{0,63}, not "." or "..".
- * On false, @err says why in one line (EXIT_USAGE). */
-bool ws_id_valid(const char *id, const char *what, struct err *err);
 
 /* Fill @out with the customer's paths; with @create, make the folders
  * (idempotent). Refuses invalid ids and folders that are symlinks. When the

@@ -4,7 +4,7 @@
  * runs cannot show: tools/list_changed arriving on the GET stream, and a
  * lost session (the server restarted on the same port) answered by a new
  * initialize. Run from the repository root (tests/e2e/test_unit.py does);
- * skips (exit 0, "skipped") when node or the npm servers are missing. */
+ * skips (check.h) when node or the npm servers are missing. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -19,23 +19,10 @@
 #include <unistd.h>
 
 #include "../../servers/client.h"
+#include "check.h"
 
 #define PROBE "tests/node/servers/http_probe.mjs"
 #define EVERYTHING "servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-
-static int passed, failed;
-
-#define EXPECT(cond, ...)                                                                          \
-	do {                                                                                       \
-		if (cond) {                                                                        \
-			passed++;                                                                  \
-		} else {                                                                           \
-			failed++;                                                                  \
-			printf("FAIL %s:%d: ", __func__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
 
 struct events {
 	pthread_mutex_t lock;
@@ -209,38 +196,38 @@ static void test_list_changed(void)
 	pid_t pid;
 
 	pid = start_node(PROBE, "", port);
-	EXPECT(pid > 0, "probe server did not start on %d", port);
+	CHECK(pid > 0, "probe server did not start on %d", port);
 	if (pid <= 0)
 		return;
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/mcp", port);
 	c = connect_to(&ev, TRANSPORT_HTTP, url, &e);
-	EXPECT(c, "connect %s: %s", url, e.text);
+	CHECK(c, "connect %s: %s", url, e.text);
 	if (!c)
 		goto out_stop;
 	tools = client_list_tools(c, &e);
-	EXPECT(tools && has_tool(tools, "echo") && !has_tool(tools, "extra"), "tools/list: %s",
-	       e.text);
+	CHECK(tools && has_tool(tools, "echo") && !has_tool(tools, "extra"), "tools/list: %s",
+	      e.text);
 	json_decref(tools);
 	pthread_mutex_lock(&ev.lock);
 	before = ev.tools_changed;
 	pthread_mutex_unlock(&ev.lock);
 	r = call(c, "add_tool", "{\"name\": \"extra\"}", &e);
-	EXPECT(r && !strcmp(result_text(r), "added extra"), "add_tool: %s", e.text);
+	CHECK(r && !strcmp(result_text(r), "added extra"), "add_tool: %s", e.text);
 	json_decref(r);
-	EXPECT(wait_tools_changed(&ev, before + 1, 10), "no tools/list_changed within 10 s");
+	CHECK(wait_tools_changed(&ev, before + 1, 10), "no tools/list_changed within 10 s");
 	tools = client_list_tools(c, &e);
-	EXPECT(tools && has_tool(tools, "extra"), "tools/list after the change: %s", e.text);
+	CHECK(tools && has_tool(tools, "extra"), "tools/list after the change: %s", e.text);
 	json_decref(tools);
 
 	/* The GET stream closes; the change sent meanwhile is replayed when we
 	 * reconnect with Last-Event-ID after the server's retry delay. */
 	r = call(c, "drop_get", "{\"name\": \"later\"}", &e);
-	EXPECT(r && !strcmp(result_text(r), "added later"), "drop_get: %s", e.text);
+	CHECK(r && !strcmp(result_text(r), "added later"), "drop_get: %s", e.text);
 	json_decref(r);
-	EXPECT(wait_tools_changed(&ev, before + 2, 10), "no replayed tools/list_changed in 10 s");
+	CHECK(wait_tools_changed(&ev, before + 2, 10), "no replayed tools/list_changed in 10 s");
 	/* A call whose own stream closes before the result: resumed by GET. */
 	r = call(c, "drop_post", "{\"message\": \"resumed\"}", &e);
-	EXPECT(r && !strcmp(result_text(r), "resumed"), "drop_post: %s", e.text);
+	CHECK(r && !strcmp(result_text(r), "resumed"), "drop_post: %s", e.text);
 	json_decref(r);
 	client_free(c);
 out_stop:
@@ -287,12 +274,12 @@ static void test_concurrent_calls(void)
 	pid_t pid;
 
 	pid = start_node(PROBE, "", port);
-	EXPECT(pid > 0, "probe server did not start on %d", port);
+	CHECK(pid > 0, "probe server did not start on %d", port);
 	if (pid <= 0)
 		return;
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/mcp", port);
 	c = connect_to(&ev, TRANSPORT_HTTP, url, &e);
-	EXPECT(c, "connect %s: %s", url, e.text);
+	CHECK(c, "connect %s: %s", url, e.text);
 	if (!c)
 		goto out_stop;
 	for (i = 0; i < 8; i++) {
@@ -306,7 +293,7 @@ static void test_concurrent_calls(void)
 		pthread_join(k[i].thread, NULL);
 		ok += k[i].ok;
 	}
-	EXPECT(ok == 40, "%d of 40 concurrent calls answered right", ok);
+	CHECK(ok == 40, "%d of 40 concurrent calls answered right", ok);
 	client_free(c);
 out_stop:
 	stop_node(pid);
@@ -327,33 +314,33 @@ static void session_loss(const char *script, const char *mode, const char *path,
 	json_t *r;
 
 	pid = start_node(script, mode, port);
-	EXPECT(pid > 0, "%s did not start on %d", script, port);
+	CHECK(pid > 0, "%s did not start on %d", script, port);
 	if (pid <= 0)
 		return;
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
 	c = connect_to(&ev, TRANSPORT_HTTP, url, &e);
-	EXPECT(c, "connect %s: %s", url, e.text);
+	CHECK(c, "connect %s: %s", url, e.text);
 	if (!c)
 		goto out_stop;
 	r = call(c, tool, args, &e);
-	EXPECT(r && strstr(result_text(r), want), "%s first call: %s", script, e.text);
+	CHECK(r && strstr(result_text(r), want), "%s first call: %s", script, e.text);
 	json_decref(r);
 
 	stop_node(pid);
 	pid = start_node(script, mode, port);
-	EXPECT(pid > 0, "%s did not restart on %d", script, port);
+	CHECK(pid > 0, "%s did not restart on %d", script, port);
 	memset(&e, 0, sizeof(e));
 	r = call(c, tool, args, &e);
-	EXPECT(r && strstr(result_text(r), want), "%s call after restart: %s", script, e.text);
+	CHECK(r && strstr(result_text(r), want), "%s call after restart: %s", script, e.text);
 	json_decref(r);
-	EXPECT(client_alive(c), "%s: client dead after a restart", script);
+	CHECK(client_alive(c), "%s: client dead after a restart", script);
 
 	stop_node(pid);
 	pid = -1;
 	memset(&e, 0, sizeof(e));
 	r = call(c, tool, args, &e);
-	EXPECT(!r && e.status == EXIT_UNREACHABLE && strstr(e.text, url),
-	       "%s call to a killed server: status %d '%s'", script, e.status, e.text);
+	CHECK(!r && e.status == EXIT_UNREACHABLE && strstr(e.text, url),
+	      "%s call to a killed server: status %d '%s'", script, e.status, e.text);
 	json_decref(r);
 	client_free(c);
 out_stop:
@@ -381,17 +368,17 @@ static void test_legacy(void)
 	json_t *r;
 
 	pid = start_node(EVERYTHING, "sse", port);
-	EXPECT(pid > 0, "server-everything sse did not start on %d", port);
+	CHECK(pid > 0, "server-everything sse did not start on %d", port);
 	if (pid <= 0)
 		return;
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/sse", port);
 	for (i = 0; i < 2; i++) {
 		c = connect_to(&ev, trs[i], url, &e);
-		EXPECT(c, "connect %s (%zu): %s", url, i, e.text);
+		CHECK(c, "connect %s (%zu): %s", url, i, e.text);
 		if (!c)
 			continue;
 		r = call(c, "get-sum", "{\"a\": 20, \"b\": 22}", &e);
-		EXPECT(r && strstr(result_text(r), "is 42"), "legacy call (%zu): %s", i, e.text);
+		CHECK(r && strstr(result_text(r), "is 42"), "legacy call (%zu): %s", i, e.text);
 		json_decref(r);
 		client_free(c);
 	}
@@ -416,11 +403,8 @@ static bool have(const char *path)
 
 int main(void)
 {
-	if (system("node --version >/dev/null 2>&1") || !have(PROBE) || !have(EVERYTHING)) {
-		printf("skipped: node, " PROBE
-		       " or server-everything missing\n0 passed, 0 failed\n");
-		return 0;
-	}
+	if (system("node --version >/dev/null 2>&1") || !have(PROBE) || !have(EVERYTHING))
+		return CHECK_SKIP("node, " PROBE " or server-everything missing");
 	signal(SIGPIPE, SIG_IGN);
 	timed("list_changed", test_list_changed);
 	timed("concurrent calls", test_concurrent_calls);

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "../../common/clock.h"
 #include "../../common/fsx.h"
 #include "../../skills/skills.h"
 #include "../../workspaces/session.h"
@@ -49,11 +50,11 @@ static void test_ids(void)
 
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		err_clear(&e);
-		CHECK(ws_id_valid(ids[i].id, "customer", &e) == ids[i].ok, "id '%s'", ids[i].id);
+		CHECK(id_valid(ids[i].id, "customer", &e) == ids[i].ok, "id '%s'", ids[i].id);
 		CHECK(ids[i].ok || (e.status == EXIT_USAGE && !strchr(e.text, '\n')),
 		      "id '%s' error text", ids[i].id);
 	}
-	CHECK(!ws_id_valid(NULL, "customer", &e), "NULL id");
+	CHECK(!id_valid(NULL, "customer", &e), "NULL id");
 }
 
 static void test_symlinks(void)
@@ -211,6 +212,38 @@ static void test_concurrent(void)
 	json_decref(log);
 }
 
+/* The number of tasks in the log @sid, 0 while there is none. */
+static size_t task_count(const struct ws *ws, const char *sid)
+{
+	struct err e = {0};
+	json_t *log = session_load(ws, sid, &e);
+	size_t n = json_array_size(json_object_get(log, "tasks"));
+
+	json_decref(log);
+	return n;
+}
+
+/* Wait until the writer @pid has added a task past @prev: the kill that
+ * follows then lands while it writes, however slowly a loaded machine lets
+ * it start. False if it ended or the (generous) deadline passed. */
+static bool writer_started(const struct ws *ws, pid_t pid, size_t prev)
+{
+	struct timespec tick = {0, 1000000};
+	double deadline = clock_now_s() + 120;
+	int st;
+
+	while (clock_now_s() < deadline) {
+		if (task_count(ws, "crash") > prev)
+			return true;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			printf("the writer ended before its first task: status %d\n", st);
+			return false;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return false;
+}
+
 static void test_sigkill(void)
 {
 	struct timespec ts;
@@ -219,7 +252,7 @@ static void test_sigkill(void)
 	size_t prev = 0, n;
 	json_t *log;
 	pid_t pid;
-	int round, bad = 0, st;
+	int round, bad = 0, stalled = 0, st;
 
 	CHECK(ws_open(root, "dave", true, &ws, &e) == 0, "create dave");
 	srand((unsigned)getpid());
@@ -227,6 +260,9 @@ static void test_sigkill(void)
 		pid = fork();
 		if (pid == 0)
 			_exit(append_n(&ws, "crash", 0, 1000000));
+		/* Every round gets a task in, then dies at a random instant of
+		 * the writes that follow. */
+		stalled += !writer_started(&ws, pid, prev);
 		ts.tv_sec = 0;
 		ts.tv_nsec = (rand() % 3000) * 1000L;
 		nanosleep(&ts, NULL);
@@ -246,6 +282,7 @@ static void test_sigkill(void)
 		json_decref(log);
 	}
 	CHECK(bad == 0, "log valid after every SIGKILL (%d bad rounds)", bad);
+	CHECK(stalled == 0, "every round's writer got a task in (%d did not)", stalled);
 	CHECK(prev > 0, "the writer got some tasks in");
 }
 

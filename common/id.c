@@ -1,6 +1,6 @@
-#include <string.h>
+#include "id.h"
 
-#include "workspace.h"
+#include <string.h>
 
 static bool id_char(char c, bool first)
 {
@@ -9,7 +9,7 @@ static bool id_char(char c, bool first)
 	return !first && (c == '.' || c == '_' || c == '-');
 }
 
-bool ws_id_valid(const char *id, const char *what, struct err *err)
+bool id_valid(const char *id, const char *what, struct err *err)
 {
 	size_t i, n;
 
@@ -17,9 +17,9 @@ bool ws_id_valid(const char *id, const char *what, struct err *err)
 		err_set(err, EXIT_USAGE, "%s id is empty", what);
 		return false;
 	}
-	n = strnlen(id, WS_ID_MAX + 1);
-	if (n > WS_ID_MAX) {
-		err_set(err, EXIT_USAGE, "%s id is longer than %d characters", what, WS_ID_MAX);
+	n = strnlen(id, ID_MAX + 1);
+	if (n > ID_MAX) {
+		err_set(err, EXIT_USAGE, "%s id is longer than %d characters", what, ID_MAX);
 		return false;
 	}
 	for (i = 0; i < n; i++) {
