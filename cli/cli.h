@@ -33,6 +33,12 @@ int cli_print_json(json_t *j);
 /* Parse @arg, the value of @cmd's option @flag, as a number in (0, @max].
  * Returns 0, or -1 after printing why. */
 int cli_positive(const char *cmd, const char *flag, const char *arg, double max, double *out);
+/* For a subcommand @cmd's getopt that returned '?': one line naming the
+ * option (opterr is 0) and the --help hint. Returns EXIT_USAGE. */
+int cli_bad_option(const char *cmd, char **argv);
+/* One line: @cmd got the wrong positional arguments, and the --help hint.
+ * Returns EXIT_USAGE. */
+int cli_bad_args(const char *cmd);
 /* Print @e as one line and return its status (EXIT_FAILED if unset). */
 int cli_fail(const struct err *e);
 /* The verb argv[1] of command @cmd names: its index in a table of @n entries
@@ -80,5 +86,6 @@ int cmd_logout(struct cli *cli, int argc, char **argv);
 int cmd_pii(struct cli *cli, int argc, char **argv);
 int cmd_serve(struct cli *cli, int argc, char **argv);
 int cmd_token(struct cli *cli, int argc, char **argv);
+int cmd_config(struct cli *cli, int argc, char **argv);
 
 #endif

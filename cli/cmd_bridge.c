@@ -75,13 +75,11 @@ int cmd_bridge(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("bridge", argv);
 		}
 	}
 	if (!sock || optind != argc) {
-		usage(stderr);
-		return EXIT_USAGE;
+		return cli_bad_args("bridge");
 	}
 	if (!token || !token[0]) {
 		if (bridge_token_new(tokbuf, sizeof(tokbuf)) < 0) {

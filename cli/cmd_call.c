@@ -247,13 +247,11 @@ int cmd_call(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("call", argv);
 		}
 	}
 	if (argc - optind < 2 || argc - optind > 3) {
-		usage(stderr);
-		return EXIT_USAGE;
+		return cli_bad_args("call");
 	}
 	server = argv[optind];
 	tool = argv[optind + 1];

@@ -256,13 +256,11 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("exec", argv);
 		}
 	}
 	if (optind != argc - 1) {
-		usage(stderr);
-		return EXIT_USAGE;
+		return cli_bad_args("exec");
 	}
 	if (lang_of(lang, argv[optind], &ro.lang) < 0) {
 		cli_error("exec: cannot tell the language of '%s': use --lang python|typescript",

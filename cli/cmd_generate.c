@@ -25,8 +25,9 @@ static void usage(FILE *f)
 		"  --lang LANGS     py, ts or py,ts (default py,ts)\n"
 		"  --templates DIR  files here replace the embedded templates of the same name\n"
 		"  --json           print the summary as JSON\n\n"
-		"exit status: 0 written (unreachable servers are reported on stderr and in their\n"
-		"README.md), 2 usage error, 3 no server could be reached\n");
+		"exit status: 0 written, 2 usage error, 3 a server could not be reached (the\n"
+		"tree is written all the same: such a server's README.md says why, and\n"
+		"stderr too)\n");
 }
 
 static int print_json(const char *out, const struct tree_snapshot *s,
@@ -53,6 +54,20 @@ static int print_json(const char *out, const struct tree_snapshot *s,
 	puts(text);
 	free(text);
 	return 0;
+}
+
+/* The tools mcpfs could not offer, one line each on stderr (the server's
+ * README.md says so too). */
+static void warn_skipped(struct hub *h, const char *server)
+{
+	json_t *notes = hub_notes(h, server), *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(notes, "skipped"), i, s)
+	    cli_error("generate: server '%s': skipped tool '%s': %s", server,
+		      json_string_value(json_object_get(s, "name")),
+		      json_string_value(json_object_get(s, "why")));
+	json_decref(notes);
 }
 
 int cmd_generate(struct cli *cli, int argc, char **argv)
@@ -99,8 +114,7 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("generate", argv);
 		}
 	}
 	if (optind < argc) {
@@ -132,6 +146,8 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 		if (s->why[i])
 			cli_error("generate: server %s unreachable: %s",
 				  cg_root_server_name(s->root, i), s->why[i]);
+	for (i = 0; i < s->nservers; i++)
+		warn_skipped(h, cg_root_server_name(s->root, i));
 	if (tree_write(s, out, 0, &st, &e) < 0) {
 		rc = cli_fail(&e);
 		goto out_free;
@@ -147,7 +163,7 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 			printf(" (%zu unreachable)", s->nunreachable);
 		printf("\n");
 	}
-	rc = s->nservers && s->nunreachable == s->nservers ? EXIT_UNREACHABLE : 0;
+	rc = s->nunreachable ? EXIT_UNREACHABLE : 0;
 out_free:
 	tree_snapshot_free(s);
 	hub_free(h);

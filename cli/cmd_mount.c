@@ -58,13 +58,11 @@ int cmd_mount(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("mount", argv);
 		}
 	}
 	if (optind != argc - 1) {
-		usage(stderr);
-		return EXIT_USAGE;
+		return cli_bad_args("mount");
 	}
 	o.mountpoint = argv[optind];
 	cfg = cli_config(cli);

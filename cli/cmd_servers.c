@@ -32,13 +32,19 @@ static void usage(FILE *f)
 		   "  --timeout S  how long to wait for all servers\n");
 }
 
+/* A server whose ${VAR}s are unset never starts: "disabled", not "failed". */
+static const char *state_name(const struct server_config *sc, const struct hub_server_info *in)
+{
+	return sc->disabled ? "disabled" : state_names[in->state];
+}
+
 static json_t *info_json(const struct server_config *sc, const struct hub_server_info *in)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s}", "name", in->name, "transport",
 			      transport_names[sc->transport], "scope",
 			      sc->scope == SCOPE_CUSTOMER ? "customer" : "shared", "state",
-			      state_names[in->state], "generation", (json_int_t)in->generation,
-			      "log", in->log_path ? in->log_path : "");
+			      state_name(sc, in), "generation", (json_int_t)in->generation, "log",
+			      in->log_path ? in->log_path : "");
 
 	if (!o)
 		return NULL;
@@ -99,8 +105,7 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("servers", argv);
 		}
 	}
 	if (optind < argc) {
@@ -143,12 +148,14 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 		}
 		if (in.state == HUB_READY)
 			printf("%-20s %-9s %-8s %5zu  %s\n", in.name,
-			       transport_names[sc->transport], state_names[in.state], in.ntools,
+			       transport_names[sc->transport], state_name(sc, &in), in.ntools,
 			       sc->scope == SCOPE_CUSTOMER ? "per customer" : "");
 		else
 			printf("%-20s %-9s %-8s %5s  %s\n", in.name, transport_names[sc->transport],
-			       state_names[in.state], "-", in.why);
+			       state_name(sc, &in), "-", in.why);
 	}
+	if (!arr)
+		printf("config: %s (sources: 'mcpfs config')\n", cfg->origin);
 	if (arr)
 		cli_print_json(arr);
 	/* Servers may take seconds to stop: show the answer first. */

@@ -49,8 +49,7 @@ static int parse(int argc, char **argv, struct session_args *a)
 			usage(stdout);
 			return -1;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("session", argv);
 		}
 	}
 	a->pos = argv + optind;

@@ -58,8 +58,7 @@ static int parse(int argc, char **argv, struct skill_args *a)
 			usage(stdout);
 			return -1;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("skill", argv);
 		}
 	}
 	a->pos = argv + optind;

@@ -14,8 +14,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: mcpfs tools [SERVER] [--json] [--timeout S]\n\n"
 		   "List the tools of every configured server (started in parallel), or of\n"
 		   "SERVER. Text: one line per tool, \"SERVER TOOL SUMMARY\". A server that\n"
-		   "cannot be reached is reported on stderr and the others still listed\n"
-		   "(exit 3).\n\n"
+		   "cannot be reached (or is disabled: an unset ${VAR}) is reported on stderr\n"
+		   "and the others still listed (exit 3). Tools mcpfs skipped (not usable, a\n"
+		   "repeated name, nested too deep) are named on stderr with why.\n\n"
 		   "  --json       one JSON array of MCP Tool objects, each plus \"server\"\n"
 		   "  --timeout S  how long to wait for the servers (default 30 s)\n");
 }
@@ -94,6 +95,19 @@ static int tools_daemon(int fd, const char *only, double timeout, json_t *arr)
 	return rc;
 }
 
+/* The tools mcpfs could not use, one line each on stderr. */
+static void warn_skipped(struct hub *h, const char *server)
+{
+	json_t *notes = hub_notes(h, server), *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(notes, "skipped"), i, s)
+	    cli_error("tools: server '%s': skipped tool '%s': %s", server,
+		      json_string_value(json_object_get(s, "name")),
+		      json_string_value(json_object_get(s, "why")));
+	json_decref(notes);
+}
+
 int cmd_tools(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -125,8 +139,7 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("tools", argv);
 		}
 	}
 	if (optind < argc)
@@ -177,6 +190,7 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 		}
 		emit(name, tools, arr);
 		json_decref(tools);
+		warn_skipped(h, name);
 	}
 	if (arr)
 		cli_print_json(arr);

@@ -113,8 +113,7 @@ static int parse(int argc, char **argv, struct ws_args *a)
 			usage(stdout);
 			return -1;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("workspace", argv);
 		}
 	}
 	a->pos = argv + optind;

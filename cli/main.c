@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../common/paths.h"
+#include "../common/version.h"
 #include "cli.h"
 
 static const struct command {
@@ -29,6 +30,7 @@ static const struct command {
     {"pii", cmd_pii, "find, tokenize and restore personal data (stdin)"},
     {"serve", cmd_serve, "mcpfs as an MCP server (stdio or HTTP)"},
     {"token", cmd_token, "bearer tokens for serve --http"},
+    {"config", cmd_config, "the config sources found and the one in use"},
 };
 
 static void usage(FILE *f)
@@ -42,9 +44,11 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\noptions:\n"
 		   "  --config FILE  MCP config (else $MCPFS_CONFIG, ./mcpfs.json,\n"
-		   "                 ~/.config/mcpfs/config.json, the embedded default)\n"
+		   "                 ~/.config/mcpfs/config.json, the embedded default);\n"
+		   "                 other hosts' files: 'mcpfs config'\n"
 		   "  --root DIR     data root (else $MCPFS_ROOT, $XDG_DATA_HOME/mcpfs)\n"
-		   "  -h, --help     this text; 'mcpfs COMMAND --help' for a command\n\n"
+		   "  -h, --help     this text; 'mcpfs COMMAND --help' for a command\n"
+		   "  -V, --version  the version\n\n"
 		   "exit status: 0 ok, 1 the tool or code failed, 2 usage or config error,\n"
 		   "3 a server could not be reached\n");
 }
@@ -54,9 +58,14 @@ int cli_verb(const char *cmd, int argc, char **argv, const char *const *names, s
 {
 	size_t i;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		print_usage(argc < 2 ? stderr : stdout);
-		*status = argc < 2 ? EXIT_USAGE : 0;
+	if (argc < 2) {
+		cli_error("%s: no verb given; see 'mcpfs %s --help'", cmd, cmd);
+		*status = EXIT_USAGE;
+		return -1;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_usage(stdout);
+		*status = 0;
 		return -1;
 	}
 	for (i = 0; i < n; i++)
@@ -65,6 +74,27 @@ int cli_verb(const char *cmd, int argc, char **argv, const char *const *names, s
 	cli_error("%s: unknown verb '%s'; see 'mcpfs %s --help'", cmd, argv[1], cmd);
 	*status = EXIT_USAGE;
 	return -1;
+}
+
+int cli_bad_option(const char *cmd, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+	/* getopt leaves optopt at the short option it could not use; for a long
+	 * one the argument itself says which. */
+	if (optopt && (!arg || arg[0] != '-' || arg[1] == '-' || !arg[1]))
+		cli_error("%s: option '-%c' is unknown or needs a value; see 'mcpfs %s --help'",
+			  cmd, optopt, cmd);
+	else
+		cli_error("%s: option '%s' is unknown or needs a value; see 'mcpfs %s --help'", cmd,
+			  arg, cmd);
+	return EXIT_USAGE;
+}
+
+int cli_bad_args(const char *cmd)
+{
+	cli_error("%s: wrong number of arguments; see 'mcpfs %s --help'", cmd, cmd);
+	return EXIT_USAGE;
 }
 
 void cli_error(const char *fmt, ...)
@@ -172,14 +202,17 @@ int main(int argc, char **argv)
 	    {"config", required_argument, NULL, 'c'},
 	    {"root", required_argument, NULL, 'r'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct cli cli = {0};
 	size_t i;
 	int c, sub, rc = EXIT_USAGE;
 
+	/* Our own one-line messages replace getopt's, here and in subcommands. */
+	opterr = 0;
 	/* "+" stops at the first non-option: the subcommand owns the rest. */
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			cli.config_path = optarg;
@@ -190,13 +223,18 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			printf("mcpfs %s (MCP %s)\n", MCPFS_VERSION, MCPFS_MCP_VERSION);
+			return 0;
 		default:
-			usage(stderr);
+			optind = optind > 1 ? optind : 1;
+			cli_error("option '%s' is unknown or needs a value; see 'mcpfs --help'",
+				  argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
+		cli_error("no command given; see 'mcpfs --help'");
 		return EXIT_USAGE;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -72,6 +72,10 @@ struct cg_server;
 struct cg_server *cg_server_new(const struct cg_root *r, size_t server_index, json_t *tools,
 				const char *status, const char *detail);
 void cg_server_free(struct cg_server *s);
+/* What the hub noted of the catalog (servers/catalog_check.h: the server's
+ * "instructions", the tools it skipped and why), for the README; borrowed by
+ * reference like @tools. Call before the first render. NULL: none. */
+void cg_server_set_notes(struct cg_server *s, json_t *notes);
 /* Entries of servers/<ident>/, sorted by name. Borrowed. */
 int cg_server_list(const struct cg_server *s, const struct cg_entry **out, size_t *n);
 /* Bytes of servers/<ident>/<name>. 0, -ENOENT, -ENOMEM, -E2BIG. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts_i.h"
 #include "names_i.h"
 #include "templates_i.h"
 #include "text_i.h"
@@ -212,6 +213,10 @@ static void py_decl_object(struct buf *b, const struct cg_schema *s, const struc
 	buf_init(&expr, CG_PIECE_MAX);
 	cg_cat(b, "\n\n", t->name, " = _t.TypedDict(\"", t->name, "\", {\n", NULL);
 	for (i = 0; i < t->nprops; i++) {
+		/* pyright refuses an empty name in a TypedDict; the function
+		 * still takes the property as a parameter. */
+		if (!t->props[i].key[0])
+			continue;
 		buf_reset(&expr);
 		py_field_type(&expr, &t->props[i]);
 		buf_puts(b, "    ");
@@ -338,44 +343,43 @@ static void py_default(struct buf *b, json_t *def)
 
 struct py_parts {
 	struct buf params, body, doc, types, ret;
+	struct buf text, hints; /* scratch: the description with its hints */
 };
 
+/* One Args entry: the description as sentences, then what the schema
+ * says beyond the type (ranges, allowed values, default, in Python syntax);
+ * never empty. */
 static void param_doc(struct buf *doc, const struct cg_prop *p, const char *ident)
 {
-	json_t *def = json_object_get(p->schema, "default");
-	const char *fmt = json_string_value(json_object_get(p->schema, "format"));
+	struct buf text;
+	json_t *key;
+	size_t skip;
 
-	cg_cat(doc, "\n        ", ident, ":", NULL);
-	if (p->description_len) {
-		buf_putc(doc, ' ');
-		cg_py_doc_n(doc, p->description, p->description_len, "            ");
-	}
+	buf_init(&text, CG_PIECE_MAX);
+	cg_sentence(&text, p->description, p->description_len);
+	cg_facts_schema(&text, p->schema, CG_SYNTAX_PY);
 	if (strcmp(ident, p->key)) {
-		buf_puts(doc, " (MCP name ");
-		cg_py_str(doc, p->key);
-		buf_putc(doc, ')');
-	}
-	if (fmt) {
-		buf_puts(doc, " Format: ");
-		cg_py_doc(doc, fmt, "            ");
-		buf_putc(doc, '.');
-	}
-	if (def) {
-		buf_puts(doc, " Default: ");
-		cg_schema_snippet(doc, def, SNIPPET_MAX);
-		buf_putc(doc, '.');
+		key = json_string(p->key);
+		buf_puts(&text, " Its MCP name is ");
+		if (key)
+			cg_literal(&text, key, CG_SYNTAX_PY, SNIPPET_MAX);
+		else
+			buf_fail(&text, -ENOMEM);
+		buf_putc(&text, '.');
+		json_decref(key);
 	}
 	if (p->type->kind == CG_T_ANY && json_is_object(p->schema) &&
 	    json_object_size(p->schema) > (p->description ? 1u : 0u)) {
-		struct buf snip;
-
-		buf_init(&snip, CG_PIECE_MAX);
-		cg_schema_snippet(&snip, p->schema, SNIPPET_MAX);
-		buf_fail(doc, buf_error(&snip));
-		buf_puts(doc, " JSON Schema: ");
-		cg_py_doc(doc, snip.data ? snip.data : "", "            ");
-		buf_free(&snip);
+		buf_puts(&text, " JSON Schema: ");
+		cg_schema_snippet(&text, p->schema, SNIPPET_MAX);
 	}
+	if (!text.len)
+		buf_puts(&text, "No description.");
+	skip = text.data && text.data[0] == ' ' ? 1 : 0;
+	cg_cat(doc, "\n        ", ident, ": ", NULL);
+	buf_fail(doc, buf_error(&text));
+	cg_py_doc_n(doc, text.data ? text.data + skip : "", text.len - skip, "            ");
+	buf_free(&text);
 }
 
 /* One property as a keyword parameter, its line of the call's body and its
@@ -480,9 +484,14 @@ static void py_doc(struct py_parts *pp, const struct cg_tool_in *in, const struc
 		buf_puts(&pp->doc, desc_len ? "\n\n    " : "");
 	}
 	if (desc_len || title)
-		cg_py_doc_n(&pp->doc, desc, desc_len, "    ");
+		cg_sentence(&pp->text, desc, desc_len);
 	else
-		cg_py_doc(&pp->doc, in->name, "    ");
+		buf_puts(&pp->text, in->name);
+	cg_facts_annotations(&pp->hints, in->tool);
+	if (pp->hints.len)
+		cg_cat(&pp->text, pp->text.len ? "\n\n" : "", pp->hints.data, NULL);
+	buf_fail(&pp->doc, buf_first_error(&pp->text, &pp->hints, NULL));
+	cg_py_doc_n(&pp->doc, pp->text.data ? pp->text.data : "", pp->text.len, "    ");
 	buf_puts(&pp->doc, "\n\n    Args:");
 	py_params(pp, tt);
 	if ((!tt->input_obj || !tt->input_obj->nprops) && !pp->params.len)
@@ -526,6 +535,8 @@ int cg_render_tool_py(const struct cg_tool_in *in, struct buf *out)
 	buf_init(&pp.doc, CG_PIECE_MAX);
 	buf_init(&pp.types, CG_PIECE_MAX);
 	buf_init(&pp.ret, CG_PIECE_MAX);
+	buf_init(&pp.text, CG_PIECE_MAX);
+	buf_init(&pp.hints, CG_PIECE_MAX);
 	buf_init(&summary, CG_PIECE_MAX);
 	rc = cg_tool_types_build(in, &tt);
 	if (rc)
@@ -559,6 +570,8 @@ out_free:
 	buf_free(&pp.doc);
 	buf_free(&pp.types);
 	buf_free(&pp.ret);
+	buf_free(&pp.text);
+	buf_free(&pp.hints);
 	buf_free(&summary);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts_i.h"
 #include "names_i.h"
 #include "templates_i.h"
 #include "text_i.h"
@@ -124,8 +125,27 @@ static bool ts_plain_key(const char *key)
 	return cg_ascii_ident(key);
 }
 
+/* A property's JSDoc: its description as sentences, then what the schema
+ * says beyond the type (ranges, allowed values, default). */
+static void ts_prop_doc(struct buf *b, struct buf *text, const struct cg_prop *p)
+{
+	size_t skip;
+
+	buf_reset(text);
+	cg_sentence(text, p->description, p->description_len);
+	cg_facts_schema(text, p->schema, CG_SYNTAX_TS);
+	buf_fail(b, buf_error(text));
+	if (!text->len)
+		return;
+	skip = text->data && text->data[0] == ' ' ? 1 : 0;
+	buf_puts(b, "\t/**\n");
+	cg_ts_doc_n(b, text->data ? text->data + skip : "", text->len - skip, "\t");
+	buf_puts(b, "\t */\n");
+}
+
 static void ts_decl_object(struct buf *b, const struct cg_type *t)
 {
+	struct buf text;
 	size_t i;
 
 	if (t->description_len) {
@@ -134,14 +154,11 @@ static void ts_decl_object(struct buf *b, const struct cg_type *t)
 		buf_puts(b, " */");
 	}
 	cg_cat(b, "\nexport interface ", t->name, " {\n", NULL);
+	buf_init(&text, CG_PIECE_MAX);
 	for (i = 0; i < t->nprops; i++) {
 		const struct cg_prop *p = &t->props[i];
 
-		if (p->description_len) {
-			buf_puts(b, "\t/**\n");
-			cg_ts_doc_n(b, p->description, p->description_len, "\t");
-			buf_puts(b, "\t */\n");
-		}
+		ts_prop_doc(b, &text, p);
 		buf_putc(b, '\t');
 		if (ts_plain_key(p->key))
 			buf_puts(b, p->key);
@@ -155,6 +172,7 @@ static void ts_decl_object(struct buf *b, const struct cg_type *t)
 	if (t->extra)
 		buf_puts(b, "\t[key: string]: unknown;\n");
 	buf_puts(b, "}\n");
+	buf_free(&text);
 }
 
 static void ts_decls(struct buf *b, const struct cg_schema *s)
@@ -212,6 +230,7 @@ static void ts_doc(struct buf *doc, struct buf *text, const struct cg_tool_in *i
 	size_t title_len, desc_len;
 	const char *title = cg_tool_title(in->tool, &title_len);
 	const char *desc = cg_tool_description(in->tool, &desc_len);
+	struct buf hints;
 
 	buf_reset(text);
 	if (title) {
@@ -219,9 +238,15 @@ static void ts_doc(struct buf *doc, struct buf *text, const struct cg_tool_in *i
 		buf_puts(text, desc_len ? "\n\n" : "");
 	}
 	if (desc_len || title)
-		buf_append(text, desc, desc_len);
+		cg_sentence(text, desc, desc_len);
 	else
 		buf_puts(text, in->name);
+	buf_init(&hints, CG_PIECE_MAX);
+	cg_facts_annotations(&hints, in->tool);
+	if (hints.len)
+		cg_cat(text, "\n\n", hints.data, NULL);
+	buf_fail(text, buf_error(&hints));
+	buf_free(&hints);
 	buf_fail(doc, buf_error(text));
 	cg_ts_doc_n(doc, text->data ? text->data : "", text->len, "");
 	buf_puts(doc, " *\n * @param input the tool's arguments");
@@ -232,15 +257,37 @@ static void ts_doc(struct buf *doc, struct buf *text, const struct cg_tool_in *i
 	buf_puts(doc, "\n * @throws McpToolError when the tool reports an error (isError)\n");
 }
 
+/* A property named like a member of Object.prototype: {} has it already,
+ * with another type, so "= {}" does not type-check without a cast. */
+static bool any_proto_key(const struct cg_type *obj)
+{
+	static const char *const members[] = {
+	    "constructor",	"toString",	    "toLocaleString",	    "valueOf",
+	    "hasOwnProperty",	"isPrototypeOf",    "propertyIsEnumerable", "__proto__",
+	    "__defineGetter__", "__defineSetter__", "__lookupGetter__",	    "__lookupSetter__",
+	};
+	size_t i, j;
+
+	for (i = 0; i < obj->nprops; i++)
+		for (j = 0; j < sizeof(members) / sizeof(members[0]); j++)
+			if (!strcmp(obj->props[i].key, members[j]))
+				return true;
+	return false;
+}
+
 static void ts_params(struct buf *params, const struct cg_tool_types *tt)
 {
+	const char *name;
+
 	if (!tt->input_obj) {
 		buf_puts(params, "input: Record<string, unknown> = {}");
 		return;
 	}
-	cg_cat(params,
-	       "input: ", tt->input == tt->input_obj ? tt->input_obj->name : tt->input->name,
-	       any_required(tt->input_obj) ? "" : " = {}", NULL);
+	name = tt->input == tt->input_obj ? tt->input_obj->name : tt->input->name;
+	cg_cat(params, "input: ", name, NULL);
+	if (!any_required(tt->input_obj))
+		cg_cat(params, any_proto_key(tt->input_obj) ? " = {} as " : " = {}",
+		       any_proto_key(tt->input_obj) ? name : "", NULL);
 }
 
 /* What the function returns: the call's promise as it is when the result is

@@ -2,12 +2,17 @@
  * the server's order, indented by two spaces. Written here rather than by
  * json_dumps because it is on the per-file path and jansson's callback
  * printer is the slowest step of a render. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "json_out_i.h"
 
 #define MAX_DEPTH 2048
+/* Past this depth a value is written on one line: indenting every level
+ * makes the text quadratic in depth (a 70 KB tool of 2,000 levels became
+ * 10.5 MB), and no reader follows nesting that deep by indentation. */
+#define INDENT_MAX 32
 
 static int put_indent(struct buf *b, int depth)
 {
@@ -63,6 +68,7 @@ static int put_string(struct buf *b, const char *s, size_t len)
 
 static int put_value(struct buf *b, json_t *v, int depth)
 {
+	bool flat = depth >= INDENT_MAX;
 	char num[64];
 	const char *key;
 	json_t *item;
@@ -78,13 +84,15 @@ static int put_value(struct buf *b, json_t *v, int depth)
 		n = 0;
 		json_object_foreach(v, key, item)
 		{
-			buf_puts(b, n++ ? "," : "");
-			put_indent(b, depth + 1);
+			buf_puts(b, !n++ ? "" : flat ? ", " : ",");
+			if (!flat)
+				put_indent(b, depth + 1);
 			put_string(b, key, strlen(key));
 			buf_puts(b, ": ");
 			put_value(b, item, depth + 1);
 		}
-		put_indent(b, depth);
+		if (!flat)
+			put_indent(b, depth);
 		return buf_putc(b, '}');
 	case JSON_ARRAY:
 		if (!json_array_size(v))
@@ -92,11 +100,13 @@ static int put_value(struct buf *b, json_t *v, int depth)
 		buf_putc(b, '[');
 		json_array_foreach(v, i, item)
 		{
-			buf_puts(b, i ? "," : "");
-			put_indent(b, depth + 1);
+			buf_puts(b, !i ? "" : flat ? ", " : ",");
+			if (!flat)
+				put_indent(b, depth + 1);
 			put_value(b, item, depth + 1);
 		}
-		put_indent(b, depth);
+		if (!flat)
+			put_indent(b, depth);
 		return buf_putc(b, ']');
 	case JSON_STRING:
 		return put_string(b, json_string_value(v), json_string_length(v));

@@ -15,6 +15,8 @@
 
 #define README_MAX (64u << 20)
 #define SUMMARY_MAX 160
+/* A server's instructions in its README, at most: server-everything's are 1,575 bytes. */
+#define INSTRUCTIONS_MAX 8192
 
 struct cg_tool {
 	const char *name; /* borrowed from json */
@@ -33,8 +35,9 @@ struct cg_server {
 	struct cg_entry *entries;  /* owned; names owned (entry_names) */
 	char **entry_names;
 	size_t nentries;
-	char *status; /* owned; non-NULL: the catalog could not be had */
-	char *detail; /* owned or NULL */
+	char *status;  /* owned; non-NULL: the catalog could not be had */
+	char *detail;  /* owned or NULL */
+	json_t *notes; /* new reference or NULL: cg_server_set_notes */
 };
 
 static int cmp_entry(const void *a, const void *b)
@@ -176,7 +179,14 @@ void cg_server_free(struct cg_server *s)
 	free(s->ident);
 	free(s->status);
 	free(s->detail);
+	json_decref(s->notes);
 	free(s);
+}
+
+void cg_server_set_notes(struct cg_server *s, json_t *notes)
+{
+	json_decref(s->notes);
+	s->notes = json_incref(notes);
 }
 
 int cg_server_list(const struct cg_server *s, const struct cg_entry **out, size_t *n)
@@ -286,9 +296,53 @@ static void readme_tool(struct buf *list, const struct cg_tool *t)
 	buf_putc(list, '\n');
 }
 
+/* What the server said of itself at initialize, as a quote: a model reads
+ * it before the tools. Lines are kept, each made one safe Markdown line. */
+static void readme_instructions(struct buf *out, const json_t *notes)
+{
+	const char *text = json_string_value(json_object_get(notes, "instructions"));
+	size_t len = json_string_length(json_object_get(notes, "instructions")), k, used = 0;
+	const char *p, *end;
+
+	if (!text || !len)
+		return;
+	buf_puts(out, "The server's instructions:\n\n");
+	for (p = text, end = text + len; p < end && used < INSTRUCTIONS_MAX; p += k + 1) {
+		k = strcspn(p, "\n");
+		if (p + k > end)
+			k = (size_t)(end - p);
+		buf_puts(out, k ? "> " : ">");
+		cg_md_line_n(out, p, k, INSTRUCTIONS_MAX - used);
+		buf_putc(out, '\n');
+		used += k + 1;
+	}
+	if (used < len)
+		buf_puts(out, "> (cut: the rest is in the server's initialize result)\n");
+	buf_putc(out, '\n');
+}
+
+/* The tools mcpfs could not offer, and why (servers/catalog_check.h). */
+static void readme_skipped(struct buf *out, const json_t *notes)
+{
+	const json_t *skipped = json_object_get(notes, "skipped"), *v;
+	size_t i;
+
+	if (!json_array_size(skipped))
+		return;
+	buf_puts(out, "\nSkipped (the server lists these, but mcpfs cannot offer them):\n\n");
+	json_array_foreach(skipped, i, v)
+	{
+		buf_puts(out, "- `");
+		cg_md_line(out, json_string_value(json_object_get(v, "name")) ?: "?", 200);
+		buf_puts(out, "`: ");
+		cg_md_line(out, json_string_value(json_object_get(v, "why")) ?: "", 400);
+		buf_putc(out, '\n');
+	}
+}
+
 static int readme(const struct cg_server *s, struct buf *out)
 {
-	struct buf list, name;
+	struct buf list, name, instructions, skipped;
 	char count[32];
 	size_t i;
 	int rc;
@@ -297,25 +351,33 @@ static int readme(const struct cg_server *s, struct buf *out)
 		return readme_failed(s, out);
 	buf_init(&list, README_MAX);
 	buf_init(&name, README_MAX);
+	buf_init(&instructions, README_MAX);
+	buf_init(&skipped, README_MAX);
 	for (i = 0; i < s->ntools; i++)
 		readme_tool(&list, s->by_ident[i]);
 	if (!s->ntools)
 		buf_puts(&list, "(this server lists no tools)\n");
 	cg_md_line(&name, s->name, 200);
+	readme_instructions(&instructions, s->notes);
+	readme_skipped(&skipped, s->notes);
 	snprintf(count, sizeof(count), "%zu", s->ntools);
-	rc = buf_first_error(&list, &name, NULL);
+	rc = buf_first_error(&list, &name, &instructions, &skipped, NULL);
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"name", name.data, name.len},
 		    {"ident", s->ident, strlen(s->ident)},
 		    {"count", count, strlen(count)},
 		    {"tools", list.data, list.len},
+		    {"instructions", instructions.data, instructions.len},
+		    {"skipped", skipped.data, skipped.len},
 		};
 
 		rc = cg_tmpl_fill(s->t, "server.md.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);
 	}
 	buf_free(&list);
 	buf_free(&name);
+	buf_free(&instructions);
+	buf_free(&skipped);
 	return rc;
 }
 
@@ -366,7 +428,7 @@ static int index_ts(const struct cg_server *s, struct buf *out)
 	for (i = 0; i < s->ntools; i++) {
 		const char *id = s->by_ident[i]->ident;
 
-		buf_printf(&exports, "export { %s } from \"./%s\";\n", id, id);
+		buf_printf(&exports, "export { %s } from \"./%s.ts\";\n", id, id);
 	}
 	buf_printf(&text, "Tools of the MCP server %s: see README.md.", s->name);
 	buf_fail(&doc, buf_error(&text));

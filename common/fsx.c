@@ -87,14 +87,22 @@ int fsx_write_all(int fd, const void *p, size_t n)
 }
 
 /* Open @path's folder (symlinks followed: the path is ours) and copy its last
- * component to @base. Returns the folder's fd or -errno. */
+ * component (trailing slashes aside) to @base. Returns the folder's fd or
+ * -errno. */
 static int open_parent(const char *path, char base[NAME_MAX + 1])
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
+	char dir[PATH_MAX], *slash, *name;
+	size_t n = strlen(path);
 	int fd;
 
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	name = slash ? slash + 1 : dir;
 	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
 		return -EINVAL;
 	if (strlen(name) > NAME_MAX)
@@ -102,12 +110,10 @@ static int open_parent(const char *path, char base[NAME_MAX + 1])
 	strcpy(base, name);
 	if (!slash)
 		strcpy(dir, ".");
-	else if (slash == path)
-		strcpy(dir, "/");
-	else if ((size_t)(slash - path) >= sizeof(dir))
-		return -ENAMETOOLONG;
+	else if (slash == dir)
+		dir[1] = '\0';
 	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		*slash = '\0';
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }

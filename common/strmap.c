@@ -120,3 +120,33 @@ int strmap_put(struct strmap *m, const char *key, size_t n, void *value, void **
 		*existing = NULL;
 	return 0;
 }
+
+/* Backward-shift deletion (linear probing without tombstones): each entry
+ * after the hole moves into it unless its home slot lies cyclically between
+ * the hole and where it sits. */
+void *strmap_del(struct strmap *m, const char *key, size_t n)
+{
+	struct strmap_slot *s;
+	size_t mask = m->cap - 1, i, j, home;
+	void *value;
+
+	if (!m->cap)
+		return NULL;
+	s = probe(m, key, n, strhash(key, n));
+	if (!s->key)
+		return NULL;
+	value = s->value;
+	free(s->key);
+	i = (size_t)(s - m->slots);
+	for (j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
+		home = m->slots[j].hash & mask;
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		m->slots[i] = m->slots[j];
+		i = j;
+	}
+	m->slots[i].key = NULL;
+	m->slots[i].value = NULL;
+	m->count--;
+	return value;
+}

@@ -38,5 +38,8 @@ void *strmap_get(const struct strmap *m, const char *key, size_t n);
  * *existing (may be NULL) to the value found or NULL when @value went in;
  * -ENOMEM, or -ENOSPC past the ceiling. */
 int strmap_put(struct strmap *m, const char *key, size_t n, void *value, void **existing);
+/* Remove @key; returns its value, or NULL when absent. The table keeps its
+ * size: a map that shrinks and grows again reuses its slots. */
+void *strmap_del(struct strmap *m, const char *key, size_t n);
 
 #endif

@@ -1,13 +1,21 @@
 #include "inodes.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The by_ino key of @ino: hex digits, so the string map can hold it. */
+static size_t ino_key(uint64_t ino, char *out, size_t n)
+{
+	return (size_t)snprintf(out, n, "%" PRIx64, ino);
+}
 
 static struct fusefs_node *node_new(const char *path, size_t n, enum fusefs_kind kind, long server,
 				    uint64_t parent)
 {
-	struct fusefs_node *node = malloc(sizeof(*node) + n + 1);
+	struct fusefs_node *node = calloc(1, sizeof(*node) + n + 1);
 	const char *slash;
 
 	if (!node)
@@ -20,39 +28,46 @@ static struct fusefs_node *node_new(const char *path, size_t n, enum fusefs_kind
 	node->kind = kind;
 	node->server = server;
 	node->parent = parent;
-	node->ino = 0;
 	return node;
 }
 
-/* Called with the write lock held. Steals @node on every path. */
+/* Called with the lock held. Steals @node on every path. */
 static int insert(struct fusefs_inodes *t, struct fusefs_node *node)
 {
-	struct fusefs_node **nodes;
-	size_t cap;
+	char key[32];
+	size_t k;
 	int rc;
 
-	if (t->n >= t->max) {
+	if (t->by_ino.count >= t->max) {
 		free(node);
 		return -ENOSPC;
 	}
-	if (t->n == t->cap) {
-		cap = t->cap ? t->cap * 2 : 256;
-		nodes = realloc(t->nodes, cap * sizeof(*nodes));
-		if (!nodes) {
-			free(node);
-			return -ENOMEM;
-		}
-		t->nodes = nodes;
-		t->cap = cap;
+	node->ino = t->next_ino;
+	k = ino_key(node->ino, key, sizeof(key));
+	rc = strmap_put(&t->by_ino, key, k, node, NULL);
+	if (!rc) {
+		rc = strmap_put(&t->by_path, node->path, node->pathlen, node, NULL);
+		if (rc)
+			strmap_del(&t->by_ino, key, k);
 	}
-	rc = strmap_put(&t->by_path, node->path, node->pathlen, node, NULL);
 	if (rc) {
 		free(node);
 		return rc;
 	}
-	node->ino = t->n + 1;
-	t->nodes[t->n++] = node;
+	t->next_ino++;
 	return 0;
+}
+
+/* Called with the lock held: free @node if nothing keeps it. */
+static void reclaim(struct fusefs_inodes *t, struct fusefs_node *node)
+{
+	char key[32];
+
+	if (node->refs || node->nlookup)
+		return;
+	strmap_del(&t->by_path, node->path, node->pathlen);
+	strmap_del(&t->by_ino, key, ino_key(node->ino, key, sizeof(key)));
+	free(node);
 }
 
 int fusefs_inodes_init(struct fusefs_inodes *t, size_t max)
@@ -62,15 +77,18 @@ int fusefs_inodes_init(struct fusefs_inodes *t, size_t max)
 
 	memset(t, 0, sizeof(*t));
 	t->max = max;
+	t->next_ino = FUSEFS_ROOT_INO;
 	strmap_init(&t->by_path, max);
-	rc = -pthread_rwlock_init(&t->lock, NULL);
+	strmap_init(&t->by_ino, max);
+	rc = -pthread_mutex_init(&t->lock, NULL);
 	if (rc)
 		return rc;
 	top = node_new("", 0, FUSEFS_TOP_DIR, -1, FUSEFS_ROOT_INO);
 	if (!top) {
-		pthread_rwlock_destroy(&t->lock);
+		pthread_mutex_destroy(&t->lock);
 		return -ENOMEM;
 	}
+	top->refs = 1; /* the root is never forgotten */
 	rc = insert(t, top);
 	if (rc)
 		fusefs_inodes_destroy(t);
@@ -81,62 +99,99 @@ void fusefs_inodes_destroy(struct fusefs_inodes *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->n; i++)
-		free(t->nodes[i]);
-	free(t->nodes);
+	for (i = 0; i < t->by_ino.cap; i++)
+		if (t->by_ino.slots[i].key)
+			free(t->by_ino.slots[i].value);
+	strmap_free(&t->by_ino);
 	strmap_free(&t->by_path);
-	pthread_rwlock_destroy(&t->lock);
+	pthread_mutex_destroy(&t->lock);
 	memset(t, 0, sizeof(*t));
 }
 
-const struct fusefs_node *fusefs_inodes_get(struct fusefs_inodes *t, uint64_t ino)
+struct fusefs_node *fusefs_inodes_get(struct fusefs_inodes *t, uint64_t ino)
 {
-	const struct fusefs_node *node = NULL;
+	struct fusefs_node *node;
+	char key[32];
 
-	pthread_rwlock_rdlock(&t->lock);
-	if (ino >= 1 && ino <= t->n)
-		node = t->nodes[ino - 1];
-	pthread_rwlock_unlock(&t->lock);
+	pthread_mutex_lock(&t->lock);
+	node = strmap_get(&t->by_ino, key, ino_key(ino, key, sizeof(key)));
+	if (node)
+		node->refs++;
+	pthread_mutex_unlock(&t->lock);
 	return node;
 }
 
-const struct fusefs_node *fusefs_inodes_find(struct fusefs_inodes *t, const char *path, size_t n)
+struct fusefs_node *fusefs_inodes_find(struct fusefs_inodes *t, const char *path, size_t n)
 {
-	const struct fusefs_node *node;
+	struct fusefs_node *node;
 
-	pthread_rwlock_rdlock(&t->lock);
+	pthread_mutex_lock(&t->lock);
 	node = strmap_get(&t->by_path, path, n);
-	pthread_rwlock_unlock(&t->lock);
+	if (node)
+		node->refs++;
+	pthread_mutex_unlock(&t->lock);
 	return node;
 }
 
-const struct fusefs_node *fusefs_inodes_add(struct fusefs_inodes *t, const char *path, size_t n,
-					    enum fusefs_kind kind, long server, uint64_t parent)
+struct fusefs_node *fusefs_inodes_add(struct fusefs_inodes *t, const char *path, size_t n,
+				      enum fusefs_kind kind, long server, uint64_t parent)
 {
-	const struct fusefs_node *node = fusefs_inodes_find(t, path, n);
-	struct fusefs_node *fresh;
+	struct fusefs_node *node, *fresh;
 	int rc;
 
-	if (node)
-		return node;
-	fresh = node_new(path, n, kind, server, parent);
-	if (!fresh) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	pthread_rwlock_wrlock(&t->lock);
-	/* Another thread may have added it between the two locks. */
+	pthread_mutex_lock(&t->lock);
 	node = strmap_get(&t->by_path, path, n);
-	if (node) {
-		free(fresh);
-	} else {
-		node = fresh;
-		rc = insert(t, fresh);
-		if (rc) {
-			node = NULL;
+	if (!node) {
+		fresh = node_new(path, n, kind, server, parent);
+		rc = fresh ? insert(t, fresh) : -ENOMEM;
+		if (rc)
 			errno = -rc;
-		}
+		else
+			node = fresh;
 	}
-	pthread_rwlock_unlock(&t->lock);
+	if (node)
+		node->refs++;
+	pthread_mutex_unlock(&t->lock);
 	return node;
+}
+
+void fusefs_inodes_put(struct fusefs_inodes *t, struct fusefs_node *node)
+{
+	if (!node)
+		return;
+	pthread_mutex_lock(&t->lock);
+	node->refs--;
+	reclaim(t, node);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void fusefs_inodes_lookup(struct fusefs_inodes *t, struct fusefs_node *node)
+{
+	pthread_mutex_lock(&t->lock);
+	node->nlookup++;
+	pthread_mutex_unlock(&t->lock);
+}
+
+void fusefs_inodes_forget(struct fusefs_inodes *t, uint64_t ino, uint64_t nlookup)
+{
+	struct fusefs_node *node;
+	char key[32];
+
+	pthread_mutex_lock(&t->lock);
+	node = strmap_get(&t->by_ino, key, ino_key(ino, key, sizeof(key)));
+	if (node) {
+		node->nlookup = nlookup < node->nlookup ? node->nlookup - nlookup : 0;
+		reclaim(t, node);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+size_t fusefs_inodes_count(struct fusefs_inodes *t)
+{
+	size_t n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->by_ino.count;
+	pthread_mutex_unlock(&t->lock);
+	return n;
 }

@@ -128,9 +128,10 @@ static nlink_t top_links(const struct fusefs_tree *t, const char *path)
 	return links;
 }
 
-/* The node for entry @e of top directory @dir (numbered on first sight). */
-static const struct fusefs_node *top_child(struct fusefs_tree *t, const struct fusefs_node *dir,
-					   const struct cg_entry *e)
+/* The node for entry @e of top directory @dir (numbered on first sight),
+ * held. */
+static struct fusefs_node *top_child(struct fusefs_tree *t, const struct fusefs_node *dir,
+				     const struct cg_entry *e)
 {
 	enum fusefs_kind kind = e->is_dir ? FUSEFS_TOP_DIR : FUSEFS_TOP_FILE;
 	char path[PATH_MAX];
@@ -185,17 +186,20 @@ static int node_stat(struct fusefs_tree *t, const struct fusefs_node *node, stru
 
 int fusefs_tree_getattr(struct fusefs_tree *t, uint64_t ino, struct stat *st)
 {
-	const struct fusefs_node *node = fusefs_inodes_get(&t->inodes, ino);
+	struct fusefs_node *node = fusefs_inodes_get(&t->inodes, ino);
+	int rc = node ? node_stat(t, node, st) : -ENOENT;
 
-	return node ? node_stat(t, node, st) : -ENOENT;
+	fusefs_inodes_put(&t->inodes, node);
+	return rc;
 }
 
 static int lookup_top(struct fusefs_tree *t, const struct fusefs_node *dir, const char *name,
 		      struct stat *st)
 {
-	const struct fusefs_node *node;
+	struct fusefs_node *node;
 	const struct cg_entry *e;
 	size_t i, n;
+	int rc;
 
 	if (cg_root_list(t->root, dir->path, &e, &n))
 		return -ENOENT;
@@ -207,13 +211,17 @@ static int lookup_top(struct fusefs_tree *t, const struct fusefs_node *dir, cons
 	node = top_child(t, dir, &e[i]);
 	if (!node)
 		return -errno;
-	return node_stat(t, node, st);
+	rc = node_stat(t, node, st);
+	if (!rc)
+		fusefs_inodes_lookup(&t->inodes, node);
+	fusefs_inodes_put(&t->inodes, node);
+	return rc;
 }
 
 static int lookup_server(struct fusefs_tree *t, const struct fusefs_node *dir, const char *name,
 			 struct stat *st)
 {
-	const struct fusefs_node *node;
+	struct fusefs_node *node;
 	struct fusefs_snap *snap;
 	char path[PATH_MAX];
 	size_t size = 0;
@@ -230,10 +238,13 @@ static int lookup_server(struct fusefs_tree *t, const struct fusefs_node *dir, c
 	if (!rc) {
 		node = fusefs_inodes_add(&t->inodes, path, (size_t)len, FUSEFS_SERVER_FILE,
 					 dir->server, dir->ino);
-		if (node)
+		if (node) {
 			fill(t, node, false, size, 1, &snap->mtime, st);
-		else
+			fusefs_inodes_lookup(&t->inodes, node);
+			fusefs_inodes_put(&t->inodes, node);
+		} else {
 			rc = -errno;
+		}
 	}
 	fusefs_snap_unref(snap);
 	return rc;
@@ -241,25 +252,34 @@ static int lookup_server(struct fusefs_tree *t, const struct fusefs_node *dir, c
 
 int fusefs_tree_lookup(struct fusefs_tree *t, uint64_t parent, const char *name, struct stat *st)
 {
-	const struct fusefs_node *dir = fusefs_inodes_get(&t->inodes, parent);
+	struct fusefs_node *dir = fusefs_inodes_get(&t->inodes, parent);
+	int rc = -ENOTDIR;
 
 	if (!dir)
 		return -ENOENT;
 	switch (dir->kind) {
 	case FUSEFS_TOP_DIR:
-		return lookup_top(t, dir, name, st);
+		rc = lookup_top(t, dir, name, st);
+		break;
 	case FUSEFS_SERVER_DIR:
-		return lookup_server(t, dir, name, st);
+		rc = lookup_server(t, dir, name, st);
+		break;
 	case FUSEFS_TOP_FILE:
 	case FUSEFS_SERVER_FILE:
 		break;
 	}
-	return -ENOTDIR;
+	fusefs_inodes_put(&t->inodes, dir);
+	return rc;
+}
+
+void fusefs_tree_forget(struct fusefs_tree *t, uint64_t ino, uint64_t nlookup)
+{
+	fusefs_inodes_forget(&t->inodes, ino, nlookup);
 }
 
 void fusefs_tree_release(struct fusefs_tree *t, uint64_t ino)
 {
-	const struct fusefs_node *node = fusefs_inodes_get(&t->inodes, ino);
+	struct fusefs_node *node = fusefs_inodes_get(&t->inodes, ino);
 	struct fusefs_snap *snap;
 
 	if (!node)
@@ -278,31 +298,32 @@ void fusefs_tree_release(struct fusefs_tree *t, uint64_t ino)
 	case FUSEFS_SERVER_DIR:
 		break;
 	}
+	fusefs_inodes_put(&t->inodes, node);
 }
 
 int fusefs_tree_read(struct fusefs_tree *t, uint64_t ino, struct fusefs_blob **out)
 {
-	const struct fusefs_node *node = fusefs_inodes_get(&t->inodes, ino);
+	struct fusefs_node *node = fusefs_inodes_get(&t->inodes, ino);
 	struct fusefs_snap *snap;
-	int rc;
+	int rc = -EISDIR;
 
 	if (!node)
 		return -ENOENT;
 	switch (node->kind) {
 	case FUSEFS_TOP_FILE:
-		return fusefs_cache_render(&t->top, node->path, top_render, t->root, out);
+		rc = fusefs_cache_render(&t->top, node->path, top_render, t->root, out);
+		break;
 	case FUSEFS_SERVER_FILE:
 		snap = fusefs_slot_get(&t->slots[node->server]);
-		if (!snap)
-			return -ENOMEM;
-		rc = fusefs_snap_read(snap, node->name, out);
+		rc = snap ? fusefs_snap_read(snap, node->name, out) : -ENOMEM;
 		fusefs_snap_unref(snap);
-		return rc;
+		break;
 	case FUSEFS_TOP_DIR:
 	case FUSEFS_SERVER_DIR:
 		break;
 	}
-	return -EISDIR;
+	fusefs_inodes_put(&t->inodes, node);
+	return rc;
 }
 
 /* Emit "." and ".." when @off is before them; returns 1 when the reply is full. */
@@ -330,37 +351,38 @@ static int dots(const struct fusefs_node *dir, off_t *off, fusefs_dirent_fn emit
 static int readdir_top(struct fusefs_tree *t, const struct fusefs_node *dir, off_t off, bool plus,
 		       fusefs_dirent_fn emit, void *ctx)
 {
-	const struct fusefs_node *node;
+	struct fusefs_node *node;
 	const struct cg_entry *e;
 	struct stat st;
 	size_t i, n;
+	int rc = 0;
 
 	if (cg_root_list(t->root, dir->path, &e, &n))
 		return -ENOENT;
 	memset(&st, 0, sizeof(st));
-	for (i = (size_t)off - 2; i < n; i++) {
+	for (i = (size_t)off - 2; i < n && !rc; i++) {
 		node = top_child(t, dir, &e[i]);
 		if (!node)
 			return -errno;
 		if (plus) {
-			int rc = node_stat(t, node, &st);
-
-			if (rc)
-				return rc;
+			rc = node_stat(t, node, &st);
 		} else {
 			st.st_ino = node->ino;
 			st.st_mode = e[i].is_dir ? S_IFDIR : S_IFREG;
 		}
-		if (emit(ctx, e[i].name, &st, (off_t)i + 3))
-			break;
+		if (!rc && emit(ctx, e[i].name, &st, (off_t)i + 3))
+			rc = 1;
+		else if (!rc && plus)
+			fusefs_inodes_lookup(&t->inodes, node);
+		fusefs_inodes_put(&t->inodes, node);
 	}
-	return 0;
+	return rc > 0 ? 0 : rc;
 }
 
 static int readdir_server(struct fusefs_tree *t, const struct fusefs_node *dir, off_t off,
 			  bool plus, fusefs_dirent_fn emit, void *ctx)
 {
-	const struct fusefs_node *node;
+	struct fusefs_node *node;
 	const struct cg_entry *e;
 	struct fusefs_snap *snap;
 	char path[PATH_MAX];
@@ -392,12 +414,20 @@ static int readdir_server(struct fusefs_tree *t, const struct fusefs_node *dir, 
 		st.st_ino = node->ino;
 		if (plus) {
 			rc = fusefs_snap_size(snap, e[i].name, &size);
-			if (rc)
+			if (rc) {
+				fusefs_inodes_put(&t->inodes, node);
 				break;
+			}
 			fill(t, node, false, size, 1, &snap->mtime, &st);
 		}
-		if (emit(ctx, e[i].name, &st, (off_t)i + 3))
+		if (emit(ctx, e[i].name, &st, (off_t)i + 3)) {
+			fusefs_inodes_put(&t->inodes, node);
 			break;
+		}
+		/* In the reply: a readdirplus entry counts as a lookup. */
+		if (plus)
+			fusefs_inodes_lookup(&t->inodes, node);
+		fusefs_inodes_put(&t->inodes, node);
 	}
 out_unref:
 	fusefs_snap_unref(snap);
@@ -407,34 +437,39 @@ out_unref:
 int fusefs_tree_readdir(struct fusefs_tree *t, uint64_t ino, off_t off, bool plus,
 			fusefs_dirent_fn emit, void *ctx)
 {
-	const struct fusefs_node *dir = fusefs_inodes_get(&t->inodes, ino);
+	struct fusefs_node *dir = fusefs_inodes_get(&t->inodes, ino);
+	int rc = 0;
 
 	if (!dir)
 		return -ENOENT;
 	if (dir->kind == FUSEFS_TOP_FILE || dir->kind == FUSEFS_SERVER_FILE)
-		return -ENOTDIR;
-	if (off < 0)
-		return -EINVAL;
-	if (dots(dir, &off, emit, ctx))
-		return 0;
-	if (dir->kind == FUSEFS_SERVER_DIR)
-		return readdir_server(t, dir, off, plus, emit, ctx);
-	return readdir_top(t, dir, off, plus, emit, ctx);
+		rc = -ENOTDIR;
+	else if (off < 0)
+		rc = -EINVAL;
+	else if (dots(dir, &off, emit, ctx))
+		rc = 0;
+	else if (dir->kind == FUSEFS_SERVER_DIR)
+		rc = readdir_server(t, dir, off, plus, emit, ctx);
+	else
+		rc = readdir_top(t, dir, off, plus, emit, ctx);
+	fusefs_inodes_put(&t->inodes, dir);
+	return rc;
 }
 
 void fusefs_tree_listed(struct fusefs_tree *t, uint64_t ino, off_t off, off_t next)
 {
-	const struct fusefs_node *dir = fusefs_inodes_get(&t->inodes, ino);
+	struct fusefs_node *dir = fusefs_inodes_get(&t->inodes, ino);
 	struct fusefs_snap *snap;
 	size_t first = off > 2 ? (size_t)off - 2 : 0;
 
-	if (!t->on_listed || !dir || dir->kind != FUSEFS_SERVER_DIR || next <= 2 ||
-	    (size_t)next - 2 <= first)
-		return;
-	snap = fusefs_slot_peek(&t->slots[dir->server]);
-	if (snap)
-		t->on_listed(t->listed_ctx, (size_t)dir->server, snap, first,
-			     (size_t)next - 2 - first);
+	if (t->on_listed && dir && dir->kind == FUSEFS_SERVER_DIR && next > 2 &&
+	    (size_t)next - 2 > first) {
+		snap = fusefs_slot_peek(&t->slots[dir->server]);
+		if (snap)
+			t->on_listed(t->listed_ctx, (size_t)dir->server, snap, first,
+				     (size_t)next - 2 - first);
+	}
+	fusefs_inodes_put(&t->inodes, dir);
 }
 
 void fusefs_tree_changed(struct fusefs_tree *t, const char *name)
@@ -457,8 +492,9 @@ void fusefs_tree_poll(struct fusefs_tree *t)
 
 uint64_t fusefs_tree_server_ino(struct fusefs_tree *t, size_t server, const char *name)
 {
-	const struct fusefs_node *node;
+	struct fusefs_node *node;
 	char path[PATH_MAX];
+	uint64_t ino;
 	int len;
 
 	if (name)
@@ -470,5 +506,7 @@ uint64_t fusefs_tree_server_ino(struct fusefs_tree *t, size_t server, const char
 	if (len < 0 || (size_t)len >= sizeof(path))
 		return 0;
 	node = fusefs_inodes_find(&t->inodes, path, (size_t)len);
-	return node ? node->ino : 0;
+	ino = node ? node->ino : 0;
+	fusefs_inodes_put(&t->inodes, node);
+	return ino;
 }

@@ -57,6 +57,8 @@ void fusefs_tree_free(struct fusefs_tree *t);
 /* Each returns 0 or -errno (-ENOENT, -ENOTDIR, -EISDIR, -ENOMEM, -ENOSPC). */
 int fusefs_tree_lookup(struct fusefs_tree *t, uint64_t parent, const char *name, struct stat *st);
 int fusefs_tree_getattr(struct fusefs_tree *t, uint64_t ino, struct stat *st);
+/* FORGET: the kernel dropped @nlookup references to @ino. */
+void fusefs_tree_forget(struct fusefs_tree *t, uint64_t ino, uint64_t nlookup);
 /* The bytes of file @ino: *out is a new reference. */
 int fusefs_tree_read(struct fusefs_tree *t, uint64_t ino, struct fusefs_blob **out);
 /* The kernel holds all of @ino's bytes now (a read reached the end, or they

@@ -43,6 +43,21 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_entry(req, &e);
 }
 
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	fusefs_tree_forget(tree_of(req), ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		fusefs_tree_forget(tree_of(req), forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct stat st;
@@ -185,9 +200,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	sv.f_bsize = 4096;
 	sv.f_frsize = 4096;
 	sv.f_namemax = 255;
-	pthread_rwlock_rdlock(&t->inodes.lock);
-	sv.f_files = t->inodes.n;
-	pthread_rwlock_unlock(&t->inodes.lock);
+	sv.f_files = fusefs_inodes_count(&t->inodes);
 	sv.f_flag = ST_RDONLY;
 	fuse_reply_statfs(req, &sv);
 }
@@ -295,6 +308,8 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 const struct fuse_lowlevel_ops fusefs_ops = {
     .init = op_init,
     .lookup = op_lookup,
+    .forget = op_forget,
+    .forget_multi = op_forget_multi,
     .getattr = op_getattr,
     .open = op_open,
     .opendir = op_opendir,

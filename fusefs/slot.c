@@ -47,7 +47,7 @@ static struct fusefs_snap *load(struct fusefs_slot *s)
 	struct err e = {0};
 	struct fusefs_snap *snap;
 	uint64_t gen = 0;
-	json_t *tools;
+	json_t *tools, *notes;
 
 	tools = s->src->tools(s->src->ctx, s->name, &gen, &e);
 	memset(&info, 0, sizeof(info));
@@ -61,6 +61,12 @@ static struct fusefs_snap *load(struct fusefs_slot *s)
 		snprintf(e.text, sizeof(e.text), "%s", info.why[0] ? info.why : "no catalog");
 	snap = fusefs_snap_new(s->root, s->index, tools, gen, tools ? NULL : e.text,
 			       info.log_tail[0] ? info.log_tail : NULL, false, s->budget);
+	/* Read after the tools: the notes of the same catalog or a newer one,
+	 * which the next generation's snapshot shows anyway. */
+	notes = tools && snap && s->src->notes ? s->src->notes(s->src->ctx, s->name) : NULL;
+	if (notes)
+		cg_server_set_notes(snap->cg, notes);
+	json_decref(notes);
 	json_decref(tools);
 	return snap;
 }

@@ -15,6 +15,9 @@ struct fusefs_source {
 	json_t *(*tools)(void *ctx, const char *server, uint64_t *generation, struct err *err);
 	/* State, generation, why and log tail; never blocks on the server. */
 	void (*info)(void *ctx, const char *server, struct hub_server_info *out);
+	/* hub_notes: the server's instructions and skipped tools (new, or
+	 * NULL); never blocks. NULL: a source without notes. */
+	json_t *(*notes)(void *ctx, const char *server);
 	void *ctx;
 };
 

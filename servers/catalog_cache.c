@@ -49,7 +49,7 @@ void catalog_cache_hash(const struct server_config *sc, char out[17])
 }
 
 json_t *catalog_cache_load(const char *path, const char *hash, double max_age_s,
-			   uint64_t *generation)
+			   uint64_t *generation, json_t **notes)
 {
 	json_t *root, *tools = NULL;
 	const char *h;
@@ -65,6 +65,7 @@ json_t *catalog_cache_load(const char *path, const char *hash, double max_age_s,
 	if (h && !strcmp(h, hash) && (double)time(NULL) - saved <= max_age_s &&
 	    json_is_array(json_object_get(root, "tools"))) {
 		tools = json_incref(json_object_get(root, "tools"));
+		*notes = json_incref(json_object_get(root, "notes"));
 		*generation = (uint64_t)json_integer_value(json_object_get(root, "generation"));
 		if (!*generation)
 			*generation = 1;
@@ -73,7 +74,8 @@ json_t *catalog_cache_load(const char *path, const char *hash, double max_age_s,
 	return tools;
 }
 
-int catalog_cache_save(const char *path, const char *hash, uint64_t generation, json_t *tools)
+int catalog_cache_save(const char *path, const char *hash, uint64_t generation, json_t *tools,
+		       json_t *notes)
 {
 	char dir[PATH_MAX], *slash, *text;
 	json_t *root;
@@ -88,9 +90,9 @@ int catalog_cache_save(const char *path, const char *hash, uint64_t generation, 
 		if (rc)
 			return rc;
 	}
-	root =
-	    json_pack("{s:s, s:I, s:I, s:O}", "config_hash", hash, "saved_at",
-		      (json_int_t)time(NULL), "generation", (json_int_t)generation, "tools", tools);
+	root = json_pack("{s:s, s:I, s:I, s:O, s:O*}", "config_hash", hash, "saved_at",
+			 (json_int_t)time(NULL), "generation", (json_int_t)generation, "tools",
+			 tools, "notes", notes);
 	text = root ? json_dumps(root, JSON_COMPACT) : NULL;
 	json_decref(root);
 	if (!text)

@@ -67,6 +67,8 @@ struct client {
 	/* Re-initialization after -ESTALE: one at a time, once per lost session. */
 	pthread_mutex_t reinit_lock;
 	unsigned session; /* protected by reinit_lock */
+
+	char *instructions; /* set by the handshake; NULL when none */
 };
 
 static const struct transport_ops *ops_for(enum server_transport tr)
@@ -648,6 +650,10 @@ static int handshake(struct client *c, struct err *err)
 			c->sc->name, version ? version : "(none)");
 		goto out_result;
 	}
+	free(c->instructions);
+	c->instructions = json_is_string(json_object_get(result, "instructions"))
+			      ? strdup(json_string_value(json_object_get(result, "instructions")))
+			      : NULL;
 	note = jsonrpc_notification_new("notifications/initialized", NULL);
 	if (!note || send_msg(c, note, false, err) < 0) {
 		if (!note)
@@ -730,11 +736,34 @@ out_stop:
 	return -1;
 }
 
+/* The catalog's caps: a page is under the message cap, but pages add up. */
+static int over_caps(struct client *c, const json_t *tools, const json_t *page, size_t *bytes,
+		     struct err *err)
+{
+	size_t max_tools = c->sc->max_tools ? c->sc->max_tools : CONFIG_DEFAULT_MAX_TOOLS;
+	size_t max_bytes =
+	    c->sc->max_catalog_bytes ? c->sc->max_catalog_bytes : CONFIG_DEFAULT_MAX_CATALOG_BYTES;
+
+	*bytes += json_dumpb(page, NULL, 0, JSON_COMPACT);
+	if (json_array_size(tools) + json_array_size(page) > max_tools)
+		return err_set(err, EXIT_FAILED,
+			       "server '%s': tools/list: more than %zu tools (raise \"max_tools\" "
+			       "in its config)",
+			       c->sc->name, max_tools);
+	if (*bytes > max_bytes)
+		return err_set(err, EXIT_FAILED,
+			       "server '%s': tools/list: more than %zu bytes of tools (raise "
+			       "\"max_catalog_bytes\" in its config)",
+			       c->sc->name, max_bytes);
+	return 0;
+}
+
 json_t *client_list_tools(struct client *c, struct err *err)
 {
 	json_t *tools = json_array(), *params, *result, *page, *cursor;
 	double timeout = timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S);
 	char *next = NULL;
+	size_t bytes = 0;
 	int n;
 
 	if (!tools) {
@@ -749,6 +778,10 @@ json_t *client_list_tools(struct client *c, struct err *err)
 		if (!result)
 			goto out_free;
 		page = json_object_get(result, "tools");
+		if (json_is_array(page) && over_caps(c, tools, page, &bytes, err) < 0) {
+			json_decref(result);
+			goto out_free;
+		}
 		if (!json_is_array(page) || json_array_extend(tools, page) < 0) {
 			err_set(err, EXIT_FAILED, "server '%s': tools/list: no \"tools\" array",
 				c->sc->name);
@@ -928,6 +961,11 @@ bool client_alive(struct client *c)
 	return alive;
 }
 
+const char *client_instructions(struct client *c)
+{
+	return c->instructions;
+}
+
 void client_abort(struct client *c, const char *why)
 {
 	pthread_mutex_lock(&c->lock);
@@ -948,5 +986,6 @@ void client_free(struct client *c)
 	pthread_mutex_destroy(&c->reinit_lock);
 	server_config_free(c->sc);
 	free(c->log_path);
+	free(c->instructions);
 	free(c);
 }

@@ -54,7 +54,8 @@ struct client *client_new(const struct server_config *sc, const char *log_path,
 int client_connect(struct client *c, struct err *err);
 
 /* tools/list following every nextCursor. Returns a new array of Tool objects
- * as the server sent them, or NULL with @err. */
+ * as the server sent them, or NULL with @err, also when the pages together
+ * pass the config's max_tools or max_catalog_bytes. */
 json_t *client_list_tools(struct client *c, struct err *err);
 
 /* tools/call. @args is borrowed (NULL: {}). @timeout_s <= 0 uses the config's.
@@ -74,6 +75,9 @@ json_t *client_call_tool_task(struct client *c, const char *tool, json_t *args, 
 			      const struct client_call_hooks *hooks, struct err *err);
 
 bool client_alive(struct client *c);
+/* The "instructions" the server gave at initialize, or NULL; borrowed, valid
+ * while connected. */
+const char *client_instructions(struct client *c);
 
 /* Mark the connection dead and fail every pending request at once with @why
  * (shutdown), without freeing it: requests in other threads return. */

@@ -65,29 +65,62 @@ static const char *servers_dir(char *out, size_t n)
 	return out;
 }
 
+/* Parsing state: where errors point, and what ${...} expands to. */
+struct parse {
+	const char *origin;
+	const char *server;
+	const char *folder;    /* ${workspaceFolder}: the project the file belongs to */
+	struct buf missing;    /* the current server's unset variables: "${A}, ${B}" */
+	char dirbuf[PATH_MAX]; /* storage for ${MCPFS_SERVERS_DIR} */
+	struct err *err;
+};
+
+/* The environment, and the variables IDE configs use: ${env:NAME},
+ * ${workspaceFolder}, ${userHome}. ${input:ID} is something an IDE asks its
+ * user for: never set here. */
 static int env_lookup(void *ctx, const char *var, const char **value)
 {
-	char *dirbuf = ctx;
+	struct parse *ps = ctx;
 
 	*value = NULL;
 	if (is_instance_var(var))
 		return 0;
 	if (!strcmp(var, "MCPFS_SERVERS_DIR")) {
-		*value = servers_dir(dirbuf, PATH_MAX);
+		*value = servers_dir(ps->dirbuf, PATH_MAX);
 		return 0;
 	}
-	*value = getenv(var);
+	if (!strcmp(var, "workspaceFolder"))
+		*value = ps->folder;
+	else if (!strcmp(var, "userHome"))
+		*value = getenv("HOME");
+	else if (strncmp(var, "input:", 6))
+		*value = getenv(strncmp(var, "env:", 4) ? var : var + 4);
 	return *value ? 0 : -ENOENT;
 }
 
-/* Expand ${VAR} in @in into a new string. Returns 0, -ENOENT (the variable's
- * name in @missing), -EINVAL (an unterminated or empty "${"), -E2BIG, -ENOMEM. */
-static int expand(const char *in, lookup_fn lookup, void *ctx, char **out, char *missing,
-		  size_t nmissing)
+/* Add "${@var}" to @missing once. */
+static int note_missing(struct buf *missing, const char *var)
+{
+	char item[300];
+
+	snprintf(item, sizeof(item), "${%s}", var);
+	if (missing->data && strstr(missing->data, item))
+		return 0;
+	if (missing->len && buf_puts(missing, ", "))
+		return -ENOMEM;
+	return buf_puts(missing, item) ? -ENOMEM : 0;
+}
+
+/* Expand ${VAR} and ${VAR:-default} in @in into a new string. Returns 0,
+ * -ENOENT (every unset variable's name added to @missing, may be NULL; the
+ * output is still made), -EINVAL (an unterminated or empty "${"), -E2BIG,
+ * -ENOMEM. */
+static int expand(const char *in, lookup_fn lookup, void *ctx, char **out, struct buf *missing)
 {
 	struct buf b;
-	const char *p = in, *start, *end, *value;
-	char var[256];
+	const char *p = in, *start, *end, *value, *dflt;
+	char var[256], *sep;
+	bool unset = false;
 	size_t k;
 	int rc;
 
@@ -103,12 +136,24 @@ static int expand(const char *in, lookup_fn lookup, void *ctx, char **out, char 
 			goto out_free;
 		memcpy(var, start + 2, k);
 		var[k] = '\0';
-		rc = lookup(ctx, var, &value);
-		if (rc) {
-			snprintf(missing, nmissing, "%s", var);
-			goto out_free;
+		dflt = NULL;
+		sep = strstr(var, ":-");
+		if (sep) {
+			*sep = '\0';
+			dflt = sep + 2;
 		}
-		rc = value ? buf_puts(&b, value) : buf_append(&b, start, k + 3);
+		rc = lookup(ctx, var, &value);
+		if (rc == -ENOENT && dflt) {
+			rc = 0;
+			value = dflt;
+		}
+		if (rc == -ENOENT) {
+			unset = true;
+			rc = missing ? note_missing(missing, var) : 0;
+			value = "";
+		}
+		if (!rc)
+			rc = value ? buf_puts(&b, value) : buf_append(&b, start, k + 3);
 		if (rc)
 			goto out_free;
 		p = end + 1;
@@ -117,19 +162,13 @@ static int expand(const char *in, lookup_fn lookup, void *ctx, char **out, char 
 	if (rc)
 		goto out_free;
 	*out = buf_steal(&b, NULL);
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	return unset ? -ENOENT : 0;
 out_free:
 	buf_free(&b);
 	return rc;
 }
-
-/* Parsing state: where errors point. */
-struct parse {
-	const char *origin;
-	const char *server;
-	char dirbuf[PATH_MAX]; /* storage for ${MCPFS_SERVERS_DIR} */
-	struct err *err;
-};
 
 static int bad(struct parse *ps, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -149,14 +188,13 @@ static int bad(struct parse *ps, const char *field, const char *fmt, ...)
 /* A new expanded copy of the JSON string @v, for @field. */
 static int take_string(struct parse *ps, const json_t *v, const char *field, char **out)
 {
-	char missing[256];
 	int rc;
 
 	if (!json_is_string(v))
 		return bad(ps, field, "must be a string");
-	rc = expand(json_string_value(v), env_lookup, ps->dirbuf, out, missing, sizeof(missing));
+	rc = expand(json_string_value(v), env_lookup, ps, out, &ps->missing);
 	if (rc == -ENOENT)
-		return bad(ps, field, "${%s} is not set in the environment", missing);
+		return 0; /* the server is disabled, and says why, once parsed */
 	if (rc == -EINVAL)
 		return bad(ps, field, "unterminated or empty ${...} in \"%s\"",
 			   json_string_value(v));
@@ -226,6 +264,35 @@ static int take_seconds(struct parse *ps, const json_t *v, const char *field, do
 	if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 86400)
 		return bad(ps, field, "must be a number of seconds in (0, 86400]");
 	*out = json_number_value(v);
+	return 0;
+}
+
+static int take_count(struct parse *ps, const json_t *v, const char *field, size_t max, size_t *out)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    (unsigned long long)json_integer_value(v) > max)
+		return bad(ps, field, "must be a whole number in [1, %zu]", max);
+	*out = (size_t)json_integer_value(v);
+	return 0;
+}
+
+/* The server uses variables that are not set: it stays in the config,
+ * disabled, and says which (all of them) wherever it is asked for. */
+static int disable(struct parse *ps, struct server_config *sc)
+{
+	bool input = strstr(ps->missing.data, "${input:") != NULL;
+	int n;
+
+	n = asprintf(&sc->disabled,
+		     "server '%s' is disabled (%s): not set in the environment: %s%s", sc->name,
+		     ps->origin, ps->missing.data,
+		     input ? " (${input:...} is a value an IDE asks its user for, which mcpfs "
+			     "cannot: put it in the environment and write ${env:NAME})"
+			   : "");
+	if (n < 0) {
+		sc->disabled = NULL;
+		return bad(ps, "(entry)", "out of memory");
+	}
 	return 0;
 }
 
@@ -310,6 +377,7 @@ static int parse_server(struct parse *ps, const char *name, const json_t *v,
 
 	/* Unknown fields are ignored: the same file often serves other MCP hosts. */
 	ps->server = name;
+	buf_reset(&ps->missing);
 	if (!name_valid(name))
 		return bad(ps, "name",
 			   "must be 1-%d characters, no '/', no control characters, "
@@ -336,14 +404,15 @@ static int parse_server(struct parse *ps, const char *name, const json_t *v,
 			return bad(ps, "command", "missing (a stdio server needs one)");
 		if (take_string(ps, command, "command", &sc->command) < 0)
 			return -1;
-		if (!*sc->command)
+		if (!*sc->command && !ps->missing.len)
 			return bad(ps, "command", "is empty");
 	} else {
 		if (!url)
 			return bad(ps, "url", "missing (an http or sse server needs one)");
 		if (take_string(ps, url, "url", &sc->url) < 0)
 			return -1;
-		if (strncmp(sc->url, "http://", 7) && strncmp(sc->url, "https://", 8))
+		if (strncmp(sc->url, "http://", 7) && strncmp(sc->url, "https://", 8) &&
+		    !ps->missing.len)
 			return bad(ps, "url", "must start with http:// or https://");
 	}
 	if ((f = json_object_get(v, "args")) &&
@@ -362,7 +431,7 @@ static int parse_server(struct parse *ps, const char *name, const json_t *v,
 		return -1;
 	if ((f = json_object_get(v, "roots")) &&
 	    (take_string_array(ps, f, "roots", &sc->roots, &sc->nroots) < 0 ||
-	     normalize_roots(ps, sc) < 0))
+	     (!ps->missing.len && normalize_roots(ps, sc) < 0)))
 		return -1;
 	if ((f = json_object_get(v, "timeout")) &&
 	    take_seconds(ps, f, "timeout", &sc->timeout_s) < 0)
@@ -371,6 +440,14 @@ static int parse_server(struct parse *ps, const char *name, const json_t *v,
 	    take_seconds(ps, f, "connect_timeout", &sc->connect_timeout_s) < 0)
 		return -1;
 	if ((f = json_object_get(v, "logLevel")) && take_log_level(ps, f, sc) < 0)
+		return -1;
+	if ((f = json_object_get(v, "max_tools")) &&
+	    take_count(ps, f, "max_tools", 1u << 24, &sc->max_tools) < 0)
+		return -1;
+	if ((f = json_object_get(v, "max_catalog_bytes")) &&
+	    take_count(ps, f, "max_catalog_bytes", (size_t)1 << 32, &sc->max_catalog_bytes) < 0)
+		return -1;
+	if (ps->missing.len && disable(ps, sc) < 0)
 		return -1;
 	if ((f = json_object_get(v, "scope"))) {
 		if (json_is_string(f) && !strcmp(json_string_value(f), "customer"))
@@ -396,6 +473,7 @@ static void free_strv(char **v, size_t n)
 
 static void server_config_clear(struct server_config *sc)
 {
+	free(sc->disabled);
 	free(sc->name);
 	free(sc->command);
 	free_strv(sc->args, sc->nargs);
@@ -421,10 +499,13 @@ static bool disabled(const json_t *v)
 	return json_is_true(json_object_get(v, "disabled"));
 }
 
-/* Add every entry of one section ("mcpServers" or "servers"). */
-static int parse_section(struct parse *ps, struct config *cfg, const json_t *section,
+/* Add every entry of one section ("mcpServers" or "servers"). A name an
+ * earlier file (mcpfs's own config, or an earlier import) defined keeps that
+ * definition; twice in one file is an error. */
+static int parse_section(struct parse *ps, struct config *cfg, size_t first, const json_t *section,
 			 const char *section_name)
 {
+	struct server_config *sc;
 	const char *name;
 	json_t *v;
 
@@ -435,7 +516,10 @@ static int parse_section(struct parse *ps, struct config *cfg, const json_t *sec
 	{
 		if (disabled(v))
 			continue;
-		if (config_find(cfg, name)) {
+		sc = (struct server_config *)config_find(cfg, name);
+		if (sc && (size_t)(sc - cfg->servers) < first)
+			continue;
+		if (sc) {
 			ps->server = name;
 			return bad(ps, "name", "defined twice");
 		}
@@ -448,14 +532,87 @@ static int parse_section(struct parse *ps, struct config *cfg, const json_t *sec
 	return 0;
 }
 
-int config_parse(struct config *out, const char *text, const char *origin, struct err *err)
+/* ${workspaceFolder} for the file @origin: its folder, or the folder above
+ * when that is an IDE's (.vscode/mcp.json, .cursor/mcp.json); the current
+ * folder for text that is not a file. */
+static void folder_of(const char *origin, char *out, size_t n)
 {
+	char copy[PATH_MAX], *base;
+
+	if (snprintf(copy, sizeof(copy), "%s", origin) >= (int)sizeof(copy) || origin[0] == '(' ||
+	    !realpath(dirname(copy), out)) {
+		if (!getcwd(out, n))
+			snprintf(out, n, ".");
+		return;
+	}
+	base = strrchr(out, '/');
+	if (base && (!strcmp(base, "/.vscode") || !strcmp(base, "/.cursor"))) {
+		if (base == out)
+			base++;
+		*base = '\0';
+	}
+}
+
+static int parse_doc(struct config *cfg, const char *text, const char *origin, bool own,
+		     struct err *err);
+
+/* mcpfs's own config may name other hosts' configs to take servers from:
+ * "imports": ["claude-desktop", "./.vscode/mcp.json", "~/x.json"]. A name is
+ * one of config_sources(); a path is relative to the importing file. */
+static int parse_imports(struct config *cfg, const json_t *imports, const char *origin,
+			 const char *folder, struct err *err)
+{
+	char path[PATH_MAX], *text;
+	const char *entry, *home = getenv("HOME");
+	json_t *v;
+	size_t i;
+	int rc;
+
+	if (!json_is_array(imports))
+		return err_set(err, EXIT_USAGE, "%s: 'imports' must be an array of strings",
+			       origin);
+	json_array_foreach(imports, i, v)
+	{
+		entry = json_string_value(v);
+		if (!entry || !*entry)
+			return err_set(err, EXIT_USAGE,
+				       "%s: imports[%zu]: must be a non-empty string", origin, i);
+		if (!strchr(entry, '/') && !strchr(entry, '.')) {
+			if (config_source_path(entry, path, sizeof(path)) < 0)
+				return err_set(err, EXIT_USAGE,
+					       "%s: imports[%zu]: no config of '%s' found (see "
+					       "'mcpfs config')",
+					       origin, i, entry);
+		} else if (!strncmp(entry, "~/", 2) && home) {
+			snprintf(path, sizeof(path), "%s/%s", home, entry + 2);
+		} else if (entry[0] == '/') {
+			snprintf(path, sizeof(path), "%s", entry);
+		} else {
+			snprintf(path, sizeof(path), "%s/%s", folder, entry);
+		}
+		rc = fsx_read(path, CONFIG_MAX_BYTES, &text, NULL);
+		if (rc)
+			return err_set(err, EXIT_USAGE, "%s: imports[%zu]: open(%s): %s", origin, i,
+				       path, rc == -E2BIG ? "too large" : strerror(-rc));
+		rc = parse_doc(cfg, text, path, false, err);
+		free(text);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Add the servers of one file to @cfg. @own: mcpfs's own config, which alone
+ * may import. */
+static int parse_doc(struct config *cfg, const char *text, const char *origin, bool own,
+		     struct err *err)
+{
+	struct server_config *grown;
+	const json_t *mcp, *typed, *imports;
 	struct parse *ps;
-	struct config cfg = {0};
-	const json_t *mcp, *typed;
 	json_error_t je;
 	json_t *root;
-	size_t total;
+	size_t total, first = cfg->nservers;
 	int rc = -1;
 
 	root = json_loads(text, 0, &je);
@@ -469,40 +626,68 @@ int config_parse(struct config *out, const char *text, const char *origin, struc
 	}
 	ps->origin = origin;
 	ps->err = err;
+	buf_init(&ps->missing, 4096);
 	if (!json_is_object(root)) {
 		err_set(err, EXIT_USAGE, "%s: the top level must be an object", origin);
 		goto out_ps;
 	}
 	mcp = json_object_get(root, "mcpServers");
 	typed = json_object_get(root, "servers");
-	if (!mcp && !typed) {
+	imports = own ? json_object_get(root, "imports") : NULL;
+	if (!mcp && !typed && !imports) {
 		err_set(err, EXIT_USAGE, "%s: no \"mcpServers\" or \"servers\" object", origin);
 		goto out_ps;
 	}
-	total = json_object_size(mcp) + json_object_size(typed);
-	cfg.servers = calloc(total + 1, sizeof(*cfg.servers));
-	cfg.origin = strdup(origin);
-	if (!cfg.servers || !cfg.origin) {
+	total = cfg->nservers + json_object_size(mcp) + json_object_size(typed);
+	grown = realloc(cfg->servers, (total + 1) * sizeof(*cfg->servers));
+	if (!grown) {
 		err_set(err, EXIT_USAGE, "%s: out of memory", origin);
-		goto out_cfg;
+		goto out_ps;
 	}
-	if (mcp && parse_section(ps, &cfg, mcp, "mcpServers") < 0)
-		goto out_cfg;
-	if (typed && parse_section(ps, &cfg, typed, "servers") < 0)
-		goto out_cfg;
-	qsort(cfg.servers, cfg.nservers, sizeof(*cfg.servers), by_name);
-	/* Kept as written: pii/ gives it meaning (pii_config_parse). */
-	cfg.pii = json_incref(json_object_get(root, "pii"));
-	*out = cfg;
+	cfg->servers = grown;
+	memset(&cfg->servers[cfg->nservers], 0,
+	       (total + 1 - cfg->nservers) * sizeof(*cfg->servers));
+	folder_of(origin, ps->dirbuf, sizeof(ps->dirbuf));
+	ps->folder = strdup(ps->dirbuf);
+	if (!ps->folder) {
+		err_set(err, EXIT_USAGE, "%s: out of memory", origin);
+		goto out_ps;
+	}
+	if (mcp && parse_section(ps, cfg, first, mcp, "mcpServers") < 0)
+		goto out_ps;
+	if (typed && parse_section(ps, cfg, first, typed, "servers") < 0)
+		goto out_ps;
+	if (imports && parse_imports(cfg, imports, origin, ps->folder, err) < 0)
+		goto out_ps;
+	/* Kept as written: pii/ gives it meaning (pii_config_parse). Only
+	 * mcpfs's own config has one. */
+	if (own)
+		cfg->pii = json_incref(json_object_get(root, "pii"));
 	rc = 0;
-	goto out_ps;
-out_cfg:
-	config_free(&cfg);
 out_ps:
+	free((char *)ps->folder);
+	buf_free(&ps->missing);
 	free(ps);
 out_root:
 	json_decref(root);
 	return rc;
+}
+
+int config_parse(struct config *out, const char *text, const char *origin, struct err *err)
+{
+	struct config cfg = {0};
+
+	cfg.origin = strdup(origin);
+	if (!cfg.origin)
+		return err_set(err, EXIT_USAGE, "%s: out of memory", origin);
+	if (parse_doc(&cfg, text, origin, true, err) < 0) {
+		config_free(&cfg);
+		return -1;
+	}
+	if (cfg.nservers)
+		qsort(cfg.servers, cfg.nservers, sizeof(*cfg.servers), by_name);
+	*out = cfg;
+	return 0;
 }
 
 void config_free(struct config *cfg)
@@ -605,13 +790,13 @@ static int instance_lookup(void *ctx, const char *var, const char **value)
 /* A new copy of @s, expanded with @iv when @iv is not NULL. */
 static char *copy_str(const char *s, const struct instance_values *iv, bool *failed)
 {
-	char missing[64], *out = NULL;
+	char *out = NULL;
 
 	if (!s)
 		return NULL;
 	if (!iv)
 		out = strdup(s);
-	else if (expand(s, instance_lookup, (void *)iv, &out, missing, sizeof(missing)))
+	else if (expand(s, instance_lookup, (void *)iv, &out, NULL))
 		out = NULL;
 	if (!out)
 		*failed = true;
@@ -655,6 +840,7 @@ static struct server_config *copy_config(const struct server_config *sc,
 	c->token_file = copy_str(sc->token_file, NULL, &failed);
 	c->customer = copy_str(sc->customer, NULL, &failed);
 	c->roots = copy_strv(sc->roots, sc->nroots, iv, &failed);
+	c->disabled = copy_str(sc->disabled, NULL, &failed);
 	if (failed) {
 		server_config_free(c);
 		return NULL;

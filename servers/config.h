@@ -47,10 +47,18 @@ struct server_config {
 	double connect_timeout_s; /* start + initialize; 0 means the default (30 s) */
 	const char *log_level;	  /* "logLevel": sent as logging/setLevel; NULL: none.
 				     One of config_log_levels, never allocated */
+	size_t max_tools;	  /* catalog caps; 0 means the defaults below */
+	size_t max_catalog_bytes;
+	/* Set when the server cannot be used as configured (an unset ${VAR}):
+	 * one line naming every missing variable. The other servers work. */
+	char *disabled;
 };
 
 /* The levels of logging/setLevel (RFC 5424), NULL-terminated. */
 extern const char *const config_log_levels[];
+
+#define CONFIG_DEFAULT_MAX_TOOLS 20000
+#define CONFIG_DEFAULT_MAX_CATALOG_BYTES (64u << 20)
 
 struct config {
 	struct server_config *servers; /* sorted by name */
@@ -61,6 +69,10 @@ struct config {
 
 /* Find and load the config: @explicit_path, then $MCPFS_CONFIG, ./mcpfs.json,
  * ~/.config/mcpfs/config.json, then the embedded default (servers/default.json).
+ * Other hosts' files are read only when named: by @explicit_path, or in the
+ * "imports" list of mcpfs's own config (names of config_sources(), or paths
+ * relative to that file). A server whose ${VAR}s are unset is kept, with
+ * server_config.disabled saying why.
  * Returns 0, or -1 with @err set to one line naming file, server and field
  * (status EXIT_USAGE). *out is set only on success. */
 int config_load(struct config *out, const char *explicit_path, struct err *err);
@@ -69,6 +81,22 @@ int config_load(struct config *out, const char *explicit_path, struct err *err);
 int config_parse(struct config *out, const char *text, const char *origin, struct err *err);
 
 void config_free(struct config *cfg);
+
+/* A config file an MCP host keeps, as `mcpfs config` lists them and
+ * "imports" names them. */
+struct config_source {
+	const char *name; /* "claude-desktop", "vscode", ... */
+	const char *host; /* who writes it, for people */
+	char path[4096];  /* where it is looked for on this machine */
+	bool found;
+};
+
+/* The known sources, mcpfs's own first, each with the first of its places that
+ * exists (else the first place). Returns how many were written to @out
+ * (at most @max). */
+size_t config_sources(struct config_source *out, size_t max);
+/* The path of the source named @name if found. Returns 0 or -ENOENT. */
+int config_source_path(const char *name, char *out, size_t n);
 
 /* The server named @name, or NULL. Borrowed. */
 const struct server_config *config_find(const struct config *cfg, const char *name);

@@ -18,6 +18,7 @@
 #include "../common/fsx.h"
 #include "../common/id.h"
 #include "catalog_cache.h"
+#include "catalog_check.h"
 #include "hub_hooks.h"
 #include "oauth.h"
 #include "server_log.h"
@@ -64,6 +65,7 @@ struct hub_server {
 	char hash[17];
 	struct instance *instances; /* protected by hub.lock */
 	json_t *tools;		    /* protected by hub.lock; new; NULL until known */
+	json_t *notes;		    /* protected by hub.lock; new; catalog_check.h; may be NULL */
 	uint64_t generation;	    /* protected by hub.lock */
 	bool dirty;		    /* protected by hub.lock: list_changed seen */
 	char list_why[512];	    /* protected by hub.lock: why the last tools/list failed */
@@ -320,6 +322,10 @@ static struct conn *acquire(struct hub *h, struct hub_server *srv, const char *c
 	bool catalog_known;
 	double wait;
 
+	if (srv->sc->disabled) {
+		err_set(err, EXIT_USAGE, "%s", srv->sc->disabled);
+		return NULL;
+	}
 	pthread_mutex_lock(&h->lock);
 	inst = instance_get(srv, customer);
 	if (!inst) {
@@ -403,31 +409,48 @@ static void log_line(struct hub_server *srv, const char *fmt, ...)
 	server_log_close(l);
 }
 
-/* Install @tools (stolen) as @srv's catalog; bump the generation when it
- * differs, save the cache, and tell the consumer. */
-static void set_catalog(struct hub *h, struct hub_server *srv, json_t *tools)
+/* Each tool catalog_check skipped, once per catalog, in the server's log. */
+static void log_skipped(struct hub_server *srv, const json_t *notes)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(notes, "skipped"), i, s) log_line(
+	    srv, "skipped tool '%.200s': %s", json_string_value(json_object_get(s, "name")),
+	    json_string_value(json_object_get(s, "why")));
+}
+
+/* Install @tools and @notes (both stolen) as @srv's catalog; bump the
+ * generation when it differs, save the cache, and tell the consumer. */
+static void set_catalog(struct hub *h, struct hub_server *srv, json_t *tools, json_t *notes)
 {
 	uint64_t gen;
 	bool changed, notify;
 	int rc;
 
 	pthread_mutex_lock(&h->lock);
-	changed = !srv->tools || !json_equal(srv->tools, tools);
+	changed = !srv->tools || !json_equal(srv->tools, tools) ||
+		  !(srv->notes == notes || (srv->notes && notes && json_equal(srv->notes, notes)));
 	notify = changed && srv->generation > 0;
 	if (changed) {
 		json_decref(srv->tools);
 		srv->tools = json_incref(tools);
+		json_decref(srv->notes);
+		srv->notes = json_incref(notes);
 		srv->generation++;
 	}
 	gen = srv->generation;
 	pthread_mutex_unlock(&h->lock);
 
 	pthread_mutex_lock(&h->cache_lock);
-	rc = catalog_cache_save(srv->cache_path, srv->hash, gen, tools);
+	rc = catalog_cache_save(srv->cache_path, srv->hash, gen, tools, notes);
 	pthread_mutex_unlock(&h->cache_lock);
 	if (rc < 0)
 		log_line(srv, "writing the catalog cache %s: %s", srv->cache_path, strerror(-rc));
+	if (changed)
+		log_skipped(srv, notes);
 	json_decref(tools);
+	json_decref(notes);
 	if (notify)
 		hub_ext_notify(h->ext, srv->sc->name, gen);
 }
@@ -436,12 +459,12 @@ static void set_catalog(struct hub *h, struct hub_server *srv, json_t *tools)
 static int relist(struct hub *h, struct hub_server *srv, double deadline, struct err *err)
 {
 	struct conn *cn;
-	json_t *tools;
+	json_t *tools, *notes;
 
 	cn = acquire(h, srv, catalog_customer(srv), NULL, deadline, err);
 	if (!cn)
 		return -1;
-	tools = client_list_tools(cn->c, err);
+	tools = catalog_list(cn->c, &notes, err);
 	release(h, cn);
 	pthread_mutex_lock(&h->lock);
 	snprintf(srv->list_why, sizeof(srv->list_why), "%s",
@@ -451,7 +474,7 @@ static int relist(struct hub *h, struct hub_server *srv, double deadline, struct
 	pthread_mutex_unlock(&h->lock);
 	if (!tools)
 		return -1;
-	set_catalog(h, srv, tools);
+	set_catalog(h, srv, tools, notes);
 	return 0;
 }
 
@@ -477,7 +500,7 @@ static bool catalog_instance_failed_locked(const struct hub_server *srv)
 static json_t *catalog(struct hub *h, struct hub_server *srv, double deadline, uint64_t *gen,
 		       struct err *err)
 {
-	json_t *tools;
+	json_t *tools, *notes = NULL;
 	uint64_t cached_gen = 0;
 	bool dead;
 
@@ -491,13 +514,15 @@ static json_t *catalog(struct hub *h, struct hub_server *srv, double deadline, u
 		return tools;
 	tools = dead ? NULL
 		     : catalog_cache_load(srv->cache_path, srv->hash, h->opts.cache_max_age_s,
-					  &cached_gen);
+					  &cached_gen, &notes);
 	if (tools) {
 		pthread_mutex_lock(&h->lock);
 		if (!srv->tools) {
 			srv->tools = json_incref(tools);
+			srv->notes = json_incref(notes);
 			srv->generation = cached_gen;
 		}
+		json_decref(notes);
 		json_decref(tools);
 		tools = json_incref(srv->tools);
 		if (gen)
@@ -533,7 +558,7 @@ static void *refresher_main(void *arg)
 	struct instance *inst;
 	struct conn *cn, *stale;
 	struct err e = {0};
-	json_t *tools;
+	json_t *tools, *notes;
 	size_t i;
 
 	pthread_mutex_lock(&h->lock);
@@ -550,10 +575,10 @@ static void *refresher_main(void *arg)
 				if (!cn)
 					continue;
 				pthread_mutex_unlock(&h->lock);
-				tools = client_list_tools(cn->c, &e);
+				tools = catalog_list(cn->c, &notes, &e);
 				release(h, cn);
 				if (tools)
-					set_catalog(h, srv, tools);
+					set_catalog(h, srv, tools, notes);
 				pthread_mutex_lock(&h->lock);
 				i = (size_t)-1; /* the lock was dropped: look again */
 				continue;
@@ -685,6 +710,7 @@ void hub_free(struct hub *h)
 			free(inst);
 		}
 		json_decref(h->servers[i].tools);
+		json_decref(h->servers[i].notes);
 	}
 	free(stoppers);
 	pthread_cond_destroy(&h->cond);
@@ -721,6 +747,11 @@ void hub_info(struct hub *h, const char *server, struct hub_server_info *out)
 	}
 	out->name = srv->sc->name;
 	out->log_path = srv->log_path;
+	if (srv->sc->disabled) {
+		out->state = HUB_FAILED;
+		snprintf(out->why, sizeof(out->why), "%s", srv->sc->disabled);
+		return;
+	}
 	cust = catalog_customer(srv);
 	pthread_mutex_lock(&h->lock);
 	for (inst = srv->instances; inst; inst = inst->next)
@@ -797,6 +828,19 @@ json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struc
 	return catalog(h, srv, 0, generation, err);
 }
 
+json_t *hub_notes(struct hub *h, const char *server)
+{
+	struct hub_server *srv = find_server(h, server);
+	json_t *notes;
+
+	if (!srv)
+		return NULL;
+	pthread_mutex_lock(&h->lock);
+	notes = json_incref(srv->notes);
+	pthread_mutex_unlock(&h->lock);
+	return notes;
+}
+
 int hub_hook_add(struct hub *h, const struct hub_hook *hook)
 {
 	return hub_ext_hook_add(h->ext, hook);
@@ -821,13 +865,17 @@ void hub_unlisten(struct hub *h, int handle)
  * memory, else the disk cache however old. New reference, or NULL. */
 static json_t *known_tools(struct hub *h, struct hub_server *srv)
 {
+	json_t *tools, *notes = NULL;
 	uint64_t gen;
-	json_t *tools;
 
 	pthread_mutex_lock(&h->lock);
 	tools = json_incref(srv->tools);
 	pthread_mutex_unlock(&h->lock);
-	return tools ? tools : catalog_cache_load(srv->cache_path, srv->hash, 1e12, &gen);
+	if (tools)
+		return tools;
+	tools = catalog_cache_load(srv->cache_path, srv->hash, 1e12, &gen, &notes);
+	json_decref(notes);
+	return tools;
 }
 
 /* Whether @tool in @tools must be called as a task (execution.taskSupport

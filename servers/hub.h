@@ -57,6 +57,11 @@ void hub_connect_all(struct hub *h, double timeout_s);
  * exists. NULL with @err when it cannot be had. */
 json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err);
 
+/* What mcpfs noted of the server's catalog (servers/catalog_check.h): a new
+ * object {"instructions"?: string, "skipped": [{"name", "why"}]}, or NULL
+ * before a catalog is known. */
+json_t *hub_notes(struct hub *h, const char *server);
+
 struct hub_call_opts {
 	double timeout_s;	/* <= 0: the server's configured timeout */
 	double deadline_s;	/* clock_now_s() by which it ends, start included; 0: none */

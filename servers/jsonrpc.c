@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_salvage.h"
+
 static bool id_valid(const json_t *id)
 {
 	return json_is_integer(id) || json_is_string(id) || json_is_real(id);
@@ -106,7 +108,7 @@ json_t *jsonrpc_decode(const char *text, size_t len, struct err *err)
 	json_t *msg, *v;
 	size_t i;
 
-	msg = json_loadb(text, len, JSON_ALLOW_NUL, &je);
+	msg = json_salvage_loadb(text, len, JSON_ALLOW_NUL, &je, NULL);
 	if (!msg) {
 		err_set(err, 1, "%d:%d: %s", je.line, je.column, je.text);
 		return NULL;

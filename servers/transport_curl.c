@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "json_salvage.h"
+
 /* One running transfer, linked into its transport's cancel list for as long
  * as it runs, so close() can wake its multi handle. */
 struct tcurl_xfer {
@@ -214,7 +216,7 @@ int tcurl_deliver(const struct transport_sink *sink, const char *text, size_t le
 	json_t *root, *m; /* new */
 	size_t i;
 
-	root = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+	root = json_salvage_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je, NULL);
 	if (!root) {
 		err_set(err, EXIT_UNREACHABLE, "malformed JSON at line %d column %d: %s", je.line,
 			je.column, je.text);

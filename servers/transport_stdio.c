@@ -32,6 +32,9 @@
 /* How long a server may take nothing of a message on its stdin, unless its
  * config sets a timeout: the client's default call timeout. */
 #define STDIO_WRITE_TIMEOUT_S 60.0
+/* Lines on stdout that are not JSON-RPC (banners, stray prints) are logged and
+ * skipped, as the official SDK client does; this many end the connection. */
+#define STDIO_MAX_NOISE_LINES 1000
 
 /* Variables a server keeps from our environment; the config's env adds to them. */
 static const char *const kept_env[] = {"PATH", "HOME",	 "USER", "LOGNAME",
@@ -61,6 +64,7 @@ struct transport {
 	/* Used only by out_thread. */
 	struct jsonrpc_lines lines;
 	size_t lineno;
+	size_t noise; /* lines skipped as not JSON-RPC */
 	char fault[ERR_TEXT_MAX];
 };
 
@@ -143,10 +147,17 @@ static int on_line(void *ctx, const char *line, size_t len)
 
 	t->lineno++;
 	msg = jsonrpc_decode(line, len, &e);
+	if (!msg && ++t->noise <= STDIO_MAX_NOISE_LINES) {
+		server_log_printf(t->log,
+				  "stdout line %zu is not JSON-RPC (%.200s), skipped: %.200s",
+				  t->lineno, e.text, line);
+		return 0;
+	}
 	if (!msg) {
 		snprintf(t->fault, sizeof(t->fault),
-			 "server '%.100s': stdout line %zu is not JSON-RPC (%.200s): %.60s",
-			 t->sc->name, t->lineno, e.text, line);
+			 "server '%.100s': more than %d stdout lines were not JSON-RPC; line %zu "
+			 "(%.200s): %.60s",
+			 t->sc->name, STDIO_MAX_NOISE_LINES, t->lineno, e.text, line);
 		return -EPROTO;
 	}
 	if (!json_is_array(msg)) {

@@ -31,6 +31,17 @@ __all__ = [
 _MAX_LINE = 16 << 20
 
 
+def _as_dict(v: object) -> dict[str, _t.Any] | None:
+    """@v as a JSON object, or None: what json.loads gives is untyped."""
+    return _t.cast("dict[str, _t.Any]", v) if isinstance(v, dict) else None
+
+
+def _dicts(v: object) -> list[dict[str, _t.Any]]:
+    """The JSON objects in the array @v (none when it is not one)."""
+    items: list[object] = _t.cast("list[object]", v) if isinstance(v, list) else []
+    return [d for d in map(_as_dict, items) if d is not None]
+
+
 class McpBridgeError(RuntimeError):
     """The bridge could not be reached, or it refused the request."""
 
@@ -68,6 +79,7 @@ class _Connection:
             id_ = self.next_id
             self.next_id += 1
         line = json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+        msg: dict[str, _t.Any] | None = None
         try:
             self.sock.sendall(line.encode() + b"\n")
             while True:
@@ -76,14 +88,14 @@ class _Connection:
                     raise McpBridgeError(f"{method}: the bridge closed the connection")
                 if len(raw) > _MAX_LINE:
                     raise McpBridgeError(f"{method}: reply longer than {_MAX_LINE} bytes")
-                msg = json.loads(raw)
-                if isinstance(msg, dict) and msg.get("id") == id_:
+                msg = _as_dict(json.loads(raw))
+                if msg is not None and msg.get("id") == id_:
                     break
         except OSError as e:
             raise McpBridgeError(f"{method}: {e.strerror or e}") from None
         if "error" in msg:
-            err = msg["error"]
-            text = err.get("message", "error") if isinstance(err, dict) else str(err)
+            err = _as_dict(msg["error"])
+            text = str(err.get("message", "error")) if err is not None else str(msg["error"])
             raise McpBridgeError(f"{method}: {text}")
         return msg.get("result")
 
@@ -138,7 +150,7 @@ def _item(c: dict[str, _t.Any]) -> _t.Any:
 def _simplify(result: dict[str, _t.Any]) -> _t.Any:
     if "structuredContent" in result:
         return result["structuredContent"]
-    content = [c for c in result.get("content") or [] if isinstance(c, dict)]
+    content = _dicts(result.get("content"))
     if not content:
         return None
     if len(content) == 1:
@@ -155,12 +167,12 @@ def call_tool(server: str, name: str, arguments: dict[str, _t.Any] | None = None
     """
     result = _request("tools/call", {"server": server, "name": name,
                                      "arguments": arguments or {}})
-    if not isinstance(result, dict):
+    reply = _as_dict(result)
+    if reply is None:
         raise McpBridgeError(f"tools/call {server}/{name}: the reply is not a result object")
-    if result.get("isError"):
-        content = [c for c in result.get("content") or [] if isinstance(c, dict)]
-        raise McpToolError(server, name, content)
-    return _simplify(result)
+    if reply.get("isError"):
+        raise McpToolError(server, name, _dicts(reply.get("content")))
+    return _simplify(reply)
 
 
 def search_tools(query: str, detail: _t.Literal["name", "summary", "full"] = "summary",
@@ -194,5 +206,4 @@ def set_checkpoint(step: int, last_task: str, context: dict[str, _t.Any] | None 
 
 def get_checkpoint() -> dict[str, _t.Any] | None:
     """The session's last checkpoint, or None."""
-    result = _request("checkpoint/get", {})
-    return result if isinstance(result, dict) else None
+    return _as_dict(_request("checkpoint/get", {}))

@@ -8,10 +8,40 @@
  * $MCPFS_BRIDGE_TOKEN first, then "tools/call", "tools/search",
  * "checkpoint/set" and "checkpoint/get". One connection carries every call; replies are matched
  * to their promises by id, so calls may run concurrently.
+ *
+ * It type-checks without @types/node: the little it uses of Node (a unix
+ * socket from node:net, the environment) is typed here, and node:net is
+ * imported when the first call connects.
  */
-import * as net from "node:net";
 
 const MAX_LINE = 16 << 20;
+
+/** What this file uses of a node:net Socket. */
+interface NodeSocket {
+	setEncoding(encoding: "utf8"): unknown;
+	on(event: "data", listener: (chunk: string) => void): unknown;
+	on(event: "error", listener: (err: Error) => void): unknown;
+	on(event: "close", listener: () => void): unknown;
+	ref(): unknown;
+	unref(): unknown;
+	write(data: string): unknown;
+	destroy(): unknown;
+}
+
+/** What this file uses of node:net. */
+interface NodeNet {
+	createConnection(path: string): NodeSocket;
+}
+
+/* Not a literal in import(): a type checker without Node's types would look
+ * for the module's declarations. */
+const NODE_NET = "node:net";
+
+/** A variable of the environment, without Node's types for process. */
+function env(name: string): string | undefined {
+	const g = globalThis as unknown as { process?: { env?: Record<string, string | undefined> } };
+	return g.process?.env?.[name];
+}
 
 /** The bridge could not be reached, or it refused the request. */
 export class McpBridgeError extends Error {
@@ -62,20 +92,20 @@ interface Reply {
 }
 
 class Connection {
-	private readonly sock: net.Socket;
+	private readonly sock: NodeSocket;
 	private readonly pending = new Map<number, Pending>();
 	private nextId = 1;
 	private buffered = "";
 	private closedWhy: string | null = null;
 	readonly ready: Promise<unknown>;
 
-	constructor(path: string) {
+	constructor(net: NodeNet, path: string) {
 		this.sock = net.createConnection(path);
 		this.sock.setEncoding("utf8");
 		this.sock.on("data", (chunk: string) => this.onData(chunk));
 		this.sock.on("error", (e: Error) => this.fail(`connect(${path}): ${e.message}`));
 		this.sock.on("close", () => this.fail("the bridge closed the connection"));
-		this.ready = this.send("auth", { token: process.env.MCPFS_BRIDGE_TOKEN ?? "" }, 0);
+		this.ready = this.send("auth", { token: env("MCPFS_BRIDGE_TOKEN") ?? "" }, 0);
 	}
 
 	get closed(): boolean {
@@ -139,16 +169,20 @@ class Connection {
 }
 
 let conn: Connection | null = null;
+let netModule: Promise<NodeNet> | null = null;
 
 async function request(method: string, params: object): Promise<unknown> {
 	if (conn === null || conn.closed) {
-		const path = process.env.MCPFS_BRIDGE ?? "";
+		const path = env("MCPFS_BRIDGE") ?? "";
 		if (!path)
 			throw new McpBridgeError(
 				"MCPFS_BRIDGE is not set: run `mcpfs bridge --socket PATH` and " +
 					"`export MCPFS_BRIDGE=PATH` (inside `mcpfs exec` it is set for you)",
 			);
-		conn = new Connection(path);
+		netModule ??= import(NODE_NET) as Promise<NodeNet>;
+		const net = await netModule;
+		// Another call may have connected while this one waited.
+		if (conn === null || conn.closed) conn = new Connection(net, path);
 	}
 	const c = conn;
 	await c.ready;

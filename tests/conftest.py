@@ -60,13 +60,13 @@ class Mcpfs:
             out += ["--config", str(self.config_path)]
         return out + [str(a) for a in args]
 
-    def run(self, *args, input=None, timeout=120, check=None, config=True, env=None):
+    def run(self, *args, input=None, timeout=120, check=None, config=True, env=None, cwd=None):
         """Run mcpfs; `check` is the expected exit status (None: any)."""
         e = dict(self.env)
         if env:
             e.update(env)
         p = subprocess.run(self.cmd(*args, config=config), input=input, capture_output=True,
-                           text=True, timeout=timeout, env=e)
+                           text=True, timeout=timeout, env=e, cwd=cwd)
         assert p.returncode not in (86, 87), f"sanitizer report:\n{p.stderr}"
         if check is not None:
             assert p.returncode == check, (

@@ -12,7 +12,7 @@ struct tree_snapshot *tree_snapshot_new(struct hub *h, unsigned langs, const str
 	const char **names = NULL;
 	size_t i, n = hub_count(h);
 	uint64_t gen;
-	json_t *tools;
+	json_t *tools, *notes;
 
 	if (!s)
 		goto out_oom;
@@ -31,8 +31,12 @@ struct tree_snapshot *tree_snapshot_new(struct hub *h, unsigned langs, const str
 		tools = hub_tools(h, names[i], &gen, &e);
 		if (tools) {
 			s->servers[i] = cg_server_new(s->root, i, tools, NULL, NULL);
-			if (s->servers[i])
+			notes = hub_notes(h, names[i]);
+			if (s->servers[i]) {
+				cg_server_set_notes(s->servers[i], notes);
 				s->ntools += json_array_size(tools);
+			}
+			json_decref(notes);
 		} else {
 			memset(&info, 0, sizeof(info));
 			hub_info(h, names[i], &info);

@@ -14,7 +14,7 @@ from conftest import (EVERYTHING, FILESYSTEM, MEMORY, REPO, SEQTHINK, TEST_SERVE
 
 MYPY = ["/usr/bin/python3", "-m", "mypy"]
 TSC = TESTS_NM / ".bin" / "tsc"
-TYPES = TESTS_NM / "@types"
+PYRIGHT = TESTS_NM / ".bin" / "pyright"
 LOADER = REPO / "executor" / "runtime" / "register.mjs"
 HOSTILE = str(TEST_SERVERS / "hostile.mjs")
 
@@ -55,16 +55,31 @@ def run_mypy(top: Path, cache: Path) -> subprocess.CompletedProcess:
 
 
 def run_tsc(top: Path, tmp: Path) -> subprocess.CompletedProcess:
+    """tsc --strict as a TypeScript user runs it: no @types/node (the tree needs
+    none), and imports that name their .ts files (allowImportingTsExtensions,
+    as the root README says)."""
     cfg = tmp / "tsconfig.codegen.json"
     cfg.write_text(json.dumps({
         "compilerOptions": {
             "strict": True, "noEmit": True, "module": "esnext", "moduleResolution": "bundler",
-            "target": "es2022", "types": ["node"], "typeRoots": [str(TYPES)],
+            "target": "es2022", "types": [], "allowImportingTsExtensions": True,
         },
         "include": [str(top / "servers" / "**" / "*.ts")],
     }))
     return subprocess.run([str(TSC), "-p", str(cfg)], capture_output=True, text=True,
                           timeout=600)
+
+
+def run_pyright(top: Path, tmp: Path) -> subprocess.CompletedProcess:
+    """pyright (npm) in strict mode, as many Python users run it. Its config
+    sits outside the tree (a generated tree holds only generated files)."""
+    cfg = tmp / "pyrightconfig.json"
+    cfg.write_text(json.dumps({
+        "typeCheckingMode": "strict", "pythonVersion": "3.11",
+        "include": [os.path.relpath(top / "servers", tmp)],
+    }))
+    return subprocess.run([str(PYRIGHT), "-p", str(cfg), "--stats"], capture_output=True,
+                          text=True, timeout=600, cwd=tmp)
 
 
 class Bridge:

@@ -39,10 +39,11 @@ def test_malformed_json_config_gives_line_and_column(mcpfs):
 
 
 def test_unset_variable_names_the_variable(mcpfs):
+    """The server is disabled, not the config (more in test_compat.py)."""
     mcpfs.write_config({"a": {"command": "node", "env": {"T": "${MCPFS_NO_SUCH_VAR}"}}})
-    p = mcpfs.run("servers", check=2)
-    assert "server 'a'" in p.stderr and "env.T" in p.stderr
-    assert "${MCPFS_NO_SUCH_VAR} is not set" in p.stderr
+    p = mcpfs.run("call", "a", "x", check=2)
+    assert "server 'a' is disabled" in p.stderr
+    assert "not set in the environment: ${MCPFS_NO_SUCH_VAR}" in p.stderr
 
 
 def test_variables_expand_from_the_environment(mcpfs):

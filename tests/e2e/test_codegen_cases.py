@@ -62,7 +62,7 @@ def test_hostile_text_stays_in_its_docstring():
     assert len(funcs) == 1, "a description must not be able to add code"
     doc = ast.get_docstring(funcs[0])
     assert 'Ends """ a docstring, */ a comment, `bt`, ${x}, NUL \x00 here,' in doc
-    assert 'backslash \\ and a trailing quote "\n\nArgs:' in doc
+    assert 'backslash \\ and a trailing quote ".\n\nArgs:' in doc  # the sentence ended
     ts = (case / "expected.ts").read_text()
     # Outside comments, the TS file holds only what codegen wrote: no comment
     # may end early, so stripping /** ... */ blocks leaves no description text.

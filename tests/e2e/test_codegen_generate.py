@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
+from conftest import TEST_SERVERS, node22
 from conftest_codegen import (LOADER, Bridge, clean_env, hostile_servers, mypy_cache,
-                              reference_servers, run_mypy, run_tsc, tree_files)
+                              reference_servers, run_mypy, run_pyright, run_tsc, tree_files)
 
 __all__ = ["mypy_cache"]  # a fixture: imported so pytest finds it
 
@@ -51,6 +52,26 @@ def test_reference_and_hostile_trees_type_check(mcpfs, tmp_path, mypy_cache):
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
 
 
+def test_every_test_servers_tree_passes_pyright_and_tsc_strict(mcpfs, tmp_path):
+    """Issue 23: the reference servers and every SDK server of ours, through
+    pyright --strict (npm) and tsc --strict without @types/node: 0 errors."""
+    servers = {**reference_servers(tmp_path), **hostile_servers()}
+    for name, args in (("sdk_dynamic.mjs", ()), ("sdk_faults.mjs", ("--extra", "3")),
+                       ("sdk_compat.mjs", ()),
+                       ("sdk_mount_dynamic.mjs", (str(tmp_path), "5"))):
+        servers[name.split(".")[0]] = {"command": "node",
+                                       "args": [str(TEST_SERVERS / name), *args]}
+    mcpfs.write_config(servers)
+    out = tmp_path / "tree"
+    summary = json.loads(generate(mcpfs, out, "--json").stdout)
+    assert summary["unreachable"] == [] and summary["servers"] == 10, summary
+    p = run_pyright(out, tmp_path)
+    assert p.returncode == 0 and "0 errors" in p.stdout, p.stdout[-6000:]
+    assert f"Found {summary['tools'] + 10 + 2} source files" in p.stdout, p.stdout[:400]
+    p = run_tsc(out, tmp_path)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+
+
 def test_type_checkers_catch_a_broken_file(tmp_path, mypy_cache):
     # The checks above are only worth something if these tools fail on a bad tree.
     pkg = tmp_path / "tree/servers/bad"
@@ -62,6 +83,8 @@ def test_type_checkers_catch_a_broken_file(tmp_path, mypy_cache):
     assert p.returncode == 1 and "Incompatible return value" in p.stdout, p.stdout
     p = run_tsc(tmp_path / "tree", tmp_path)
     assert p.returncode != 0 and "TS2322" in p.stdout, p.stdout
+    p = run_pyright(tmp_path / "tree", tmp_path)
+    assert p.returncode != 0 and "reportReturnType" in p.stdout, p.stdout
 
 
 def test_generate_twice_is_byte_identical(mcpfs, tmp_path):
@@ -112,7 +135,7 @@ def test_unreachable_servers(mcpfs, tmp_path):
     mcpfs.write_config({"everything": reference_servers(tmp_path)["everything"],
                         "broken": broken})
     out = tmp_path / "tree"
-    p = generate(mcpfs, out, check=0)
+    p = generate(mcpfs, out, check=3)  # written, and exit 3 says one is missing
     assert "broken" in p.stderr and "unreachable" in p.stderr
     assert "(1 unreachable)" in p.stdout
     readme = (out / "servers/broken/README.md").read_text()
@@ -273,6 +296,20 @@ def test_generated_functions_call_real_tools(mcpfs, tmp_path):
         assert got["echo"] == {"tool": "echo-args",
                                "args": {"a-b": 7, "class": "k", "with space": "w"}}
         assert got["error"][:2] == ["fails", "hostile"]
+        assert got["parallel"] == [f"The sum of {i} and {i} is {2 * i}." for i in (1, 2, 3)]
+
+        # Plain Node ESM, no loader: Node 22 strips the types itself, and the
+        # tree's imports name their .ts files, so they resolve as written.
+        plain = tmp_path / "calls_plain.ts"
+        plain.write_text(TS_CALLS.replace('/get_sum"', '/get_sum.ts"')
+                         .replace('/everything"', '/everything/index.ts"')
+                         .replace('/hostile"', '/hostile/index.ts"')
+                         .replace('/_runtime"', '/_runtime.ts"'))
+        p = subprocess.run([node22(), str(plain)], cwd=tmp_path, capture_output=True,
+                           text=True, env=clean_env(bridge.env), timeout=120)
+        assert p.returncode == 0, p.stderr
+        got = json.loads(p.stdout)
+        assert got["sum"] == "The sum of 1 and 2 is 3." and got["error"][:2] == ["fails", "hostile"]
         assert got["parallel"] == [f"The sum of {i} and {i} is {2 * i}." for i in (1, 2, 3)]
     finally:
         bridge.stop()

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../servers/config.h"
 #include "check.h"
@@ -34,10 +36,15 @@ static const struct {
      "t.json: server 'a', field 'env.K': must be a string"},
     {"{\"mcpServers\": {\"a\": {\"command\": \"x\", \"env\": [\"K=1\"]}}}",
      "t.json: server 'a', field 'env': must be an object of strings"},
-    {"{\"mcpServers\": {\"a\": {\"command\": \"${MCPFS_TEST_UNSET}\"}}}",
-     "t.json: server 'a', field 'command': ${MCPFS_TEST_UNSET} is not set in the environment"},
-    {"{\"mcpServers\": {\"a\": {\"command\": \"x\", \"env\": {\"T\": \"${MCPFS_TEST_UNSET}\"}}}}",
-     "t.json: server 'a', field 'env.T': ${MCPFS_TEST_UNSET} is not set"},
+    {"{\"mcpServers\": {\"a\": {\"command\": \"x\", \"max_tools\": 0}}}",
+     "t.json: server 'a', field 'max_tools': must be a whole number in [1, 16777216]"},
+    {"{\"mcpServers\": {\"a\": {\"command\": \"x\", \"max_catalog_bytes\": \"1M\"}}}",
+     "t.json: server 'a', field 'max_catalog_bytes': must be a whole number"},
+    {"{\"imports\": \"claude-desktop\"}", "t.json: 'imports' must be an array of strings"},
+    {"{\"imports\": [\"/nonexistent/x.json\"]}",
+     "t.json: imports[0]: open(/nonexistent/x.json): No such file or directory"},
+    {"{\"imports\": [\"no-such-host\"]}",
+     "t.json: imports[0]: no config of 'no-such-host' found (see 'mcpfs config')"},
     {"{\"mcpServers\": {\"a\": {\"command\": \"x${\"}}}",
      "t.json: server 'a', field 'command': unterminated or empty ${...}"},
     {"{\"mcpServers\": {\"a\": {\"command\": \"x${}\"}}}",
@@ -227,15 +234,106 @@ static void test_load(void)
 	remove(path);
 }
 
+/* Unset variables disable their server alone, naming every one of them;
+ * the IDE forms expand; ${VAR:-default} takes the default. */
+static void test_disabled_and_ide_vars(void)
+{
+	const char *text =
+	    "{\"servers\": {"
+	    " \"off\": {\"command\": \"${MCPFS_TEST_UNSET}\", \"args\": "
+	    "[\"${env:MCPFS_TEST_UNSET2}\"],"
+	    "   \"env\": {\"T\": \"${MCPFS_TEST_UNSET}\"}},"
+	    " \"ide\": {\"command\": \"node\", \"env\": {\"K\": \"${input:api-key}\"}},"
+	    " \"remote\": {\"type\": \"http\", \"url\": \"${MCPFS_TEST_UNSET_URL}\"},"
+	    " \"on\": {\"command\": \"node\", \"args\": [\"${workspaceFolder}/s.js\", "
+	    "\"${env:MCPFS_TEST_DIR}\", \"${MCPFS_TEST_UNSET:-fallback}\", \"${userHome}\"]}"
+	    "}, \"inputs\": [{\"id\": \"api-key\", \"type\": \"promptString\"}]}";
+	const struct server_config *off, *ide, *on, *remote;
+	struct config cfg = {0};
+	struct err e = {0};
+	char cwd[4096];
+
+	setenv("MCPFS_TEST_DIR", "/srv/t", 1);
+	setenv("HOME", "/home/t", 1);
+	CHECK(config_parse(&cfg, text, "vs.json", &e) == 0, "parse: %s", e.text);
+	off = config_find(&cfg, "off");
+	ide = config_find(&cfg, "ide");
+	on = config_find(&cfg, "on");
+	remote = config_find(&cfg, "remote");
+	CHECK(off && off->disabled && strstr(off->disabled, "server 'off' is disabled (vs.json)") &&
+		  strstr(off->disabled, "${MCPFS_TEST_UNSET}, ${env:MCPFS_TEST_UNSET2}") &&
+		  !strstr(strstr(off->disabled, "UNSET}") + 1, "${MCPFS_TEST_UNSET}"),
+	      "every missing variable named once: %s", off ? off->disabled : "");
+	CHECK(ide && ide->disabled && strstr(ide->disabled, "${input:api-key}") &&
+		  strstr(ide->disabled, "${env:NAME}"),
+	      "${input:} says what to do: %s", ide ? ide->disabled : "");
+	CHECK(remote && remote->disabled, "an http server with an unset url is disabled");
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL, "getcwd");
+	CHECK(on && !on->disabled && on->nargs == 4 && !strncmp(on->args[0], cwd, strlen(cwd)) &&
+		  !strcmp(on->args[0] + strlen(cwd), "/s.js") && !strcmp(on->args[1], "/srv/t") &&
+		  !strcmp(on->args[2], "fallback") && !strcmp(on->args[3], "/home/t"),
+	      "workspaceFolder, env:, :-default, userHome: %s %s %s %s", on ? on->args[0] : "",
+	      on ? on->args[1] : "", on ? on->args[2] : "", on ? on->args[3] : "");
+	config_free(&cfg);
+}
+
+/* "imports" in mcpfs's own config: names and paths, ${workspaceFolder} of
+ * the imported file (the folder above .vscode), own servers first. */
+static void test_imports(void)
+{
+	char dir[] = "/tmp/mcpfs-test-imports-XXXXXX", path[512], own[600], real[4096];
+	struct config cfg = {0};
+	struct err e = {0};
+	const struct server_config *sc;
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof(path), "%s/.vscode", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/.vscode/mcp.json", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fputs("{\"servers\": {\"vs\": {\"command\": \"node\", \"args\": [\"${workspaceFolder}\"]},"
+	      " \"dup\": {\"command\": \"theirs\"}}, \"imports\": [\"/nonexistent\"]}",
+	      f);
+	fclose(f);
+	snprintf(own, sizeof(own), "%s/mcpfs.json", dir);
+	f = fopen(own, "w");
+	if (!f)
+		return;
+	fputs("{\"imports\": [\"./.vscode/mcp.json\"], \"mcpServers\": {\"dup\": {\"command\": "
+	      "\"ours\"}}}",
+	      f);
+	fclose(f);
+	CHECK(config_load(&cfg, own, &e) == 0 && cfg.nservers == 2, "imports load: %s", e.text);
+	sc = config_find(&cfg, "dup");
+	CHECK(sc && !strcmp(sc->command, "ours"), "own servers win over imported ones");
+	sc = config_find(&cfg, "vs");
+	CHECK(realpath(dir, real) && sc && sc->nargs == 1 && !strcmp(sc->args[0], real),
+	      "workspaceFolder of .vscode/mcp.json is its project: %s", sc ? sc->args[0] : "");
+	config_free(&cfg);
+	remove(path);
+	remove(own);
+	snprintf(path, sizeof(path), "%s/.vscode", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	unsetenv("MCPFS_TEST_UNSET");
+	unsetenv("MCPFS_TEST_UNSET2");
+	unsetenv("MCPFS_TEST_UNSET_URL");
 	test_bad();
 	test_mcpservers_form();
 	test_typed_form();
 	test_instantiate();
 	test_default();
 	test_load();
+	test_disabled_and_ide_vars();
+	test_imports();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -215,9 +215,11 @@ static int collect(void *ctx, const char *name, const struct stat *st, off_t nex
 /* The whole listing of @ino, fetched @per entries per call (0: all at once). */
 static int list(struct fusefs_tree *t, uint64_t ino, struct listing *l, int per)
 {
+	bool plus = l->plus;
 	int rc;
 
 	memset(l, 0, sizeof(*l));
+	l->plus = plus;
 	l->max = per;
 	do {
 		int before = l->n;
@@ -327,6 +329,34 @@ static void test_top(struct fusefs_tree *t, const struct cg_root *r)
 	CHECK(fusefs_tree_getattr(t, 999999, &st) == -ENOENT, "ENOENT for an unknown inode");
 }
 
+/* The kernel's lookups keep a node; FORGET of all of them lets it go, and
+ * the path gets a new number when seen again. @ino was listed (plus) once
+ * and looked up once: the kernel holds 2. */
+static void test_forget(struct fusefs_tree *t, uint64_t dir, uint64_t ino, const char *name)
+{
+	size_t before = fusefs_inodes_count(&t->inodes);
+	struct stat st;
+	uint64_t again;
+	int i;
+
+	fusefs_tree_forget(t, ino, 1);
+	CHECK(fusefs_inodes_count(&t->inodes) == before && look(t, dir, name, NULL) == ino,
+	      "one forget of two keeps %s's number", name);
+	fusefs_tree_forget(t, ino, 2);
+	CHECK(fusefs_inodes_count(&t->inodes) == before - 1, "forgotten: reclaimed (%zu -> %zu)",
+	      before, fusefs_inodes_count(&t->inodes));
+	CHECK(fusefs_tree_getattr(t, ino, &st) == -ENOENT, "a forgotten number is gone");
+	again = look(t, dir, name, NULL);
+	CHECK(again && again != ino, "seen again: a new number (%llu, was %llu)",
+	      (unsigned long long)again, (unsigned long long)ino);
+	fusefs_tree_forget(t, again, 1);
+	/* Churn: a thousand lookups and forgets leave the table as it was. */
+	for (i = 0; i < 1000; i++)
+		fusefs_tree_forget(t, look(t, dir, name, NULL), 1);
+	CHECK(fusefs_inodes_count(&t->inodes) == before - 1, "flat under churn: %zu, was %zu",
+	      fusefs_inodes_count(&t->inodes), before - 1);
+}
+
 static void test_server(struct fusefs_tree *t, const struct cg_root *r)
 {
 	const struct cg_entry *e;
@@ -341,6 +371,9 @@ static void test_server(struct fusefs_tree *t, const struct cg_root *r)
 	alpha = look(t, servers, "alpha", &st);
 	CHECK(alpha && S_ISDIR(st.st_mode), "servers/alpha is a directory");
 	CHECK(fake.calls[0] == 0, "looking at the folder itself starts nothing");
+	/* readdirplus, as the mount always asks: its entries count as lookups,
+	 * so their numbers stay while the kernel holds them. */
+	l.plus = true;
 	CHECK(list(t, alpha, &l, 2) == 0, "readdir servers/alpha");
 	CHECK(fake.calls[0] == 1, "the listing fetched the catalog once (%d)", fake.calls[0]);
 
@@ -360,6 +393,7 @@ static void test_server(struct fusefs_tree *t, const struct cg_root *r)
 		      e[i].name);
 	}
 	buf_free(&want);
+	test_forget(t, alpha, l.inos[2], e[0].name);
 	cg_server_free(want_srv);
 	CHECK(listed(&l, "get_sum.py") && listed(&l, "echo.ts"), "tool files listed");
 	CHECK(fusefs_tree_lookup(t, alpha, "missing.py", &st) == -ENOENT, "ENOENT in a folder");
@@ -559,7 +593,7 @@ int main(void)
 	const char *const cfg_names[NSERVERS] = {"alpha", "beta", "slow-one"};
 	struct fusefs_notify_ops nops = {
 	    .inval_inode = rec_inode, .inval_entry = rec_entry, .store = rec_store};
-	struct fusefs_source src = {fake_tools, fake_info, NULL};
+	struct fusefs_source src = {.tools = fake_tools, .info = fake_info};
 	double waits[NSERVERS] = {5, 5, 0.3};
 	struct fusefs_tree_opts o = {0};
 	struct fusefs_inval *v;

@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../common/buf.h"
+#include "../../servers/catalog_check.h"
+#include "../../servers/json_salvage.h"
 #include "../../servers/jsonrpc.h"
 #include "check.h"
 
@@ -177,12 +180,64 @@ static void test_encode(void)
 	json_decref(back);
 }
 
+/* One bad tool in a tools/list result: invalid UTF-8 is repaired to U+FFFD,
+ * a schema past the decoder's depth is cut, and catalog_check skips that
+ * tool alone (and later tools of a name already seen). */
+static void test_salvage(void)
+{
+	const char *head = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":["
+			   "{\"name\":\"bad\",\"description\":\"a\xff\xc3(b \\\"q\\\" [x] {y}\"},"
+			   "{\"name\":\"deep\",\"inputSchema\":";
+	const char *tail = "},{\"name\":\"ok\"},{\"name\":\"ok\"},{\"name\":\"after\"}]}}";
+	json_t *msg, *tools, *skipped;
+	struct err e = {0};
+	struct buf b;
+	int i;
+
+	buf_init(&b, 1 << 20);
+	buf_puts(&b, head);
+	for (i = 0; i < 3000; i++)
+		buf_puts(&b, "{\"a\":[");
+	buf_puts(&b, "\"]}{\"");
+	for (i = 0; i < 3000; i++)
+		buf_puts(&b, "]}");
+	buf_puts(&b, tail);
+	msg = jsonrpc_decode(b.data, b.len, &e);
+	CHECK(msg != NULL, "decoded despite bad UTF-8 and depth: %s", e.text);
+	tools = json_incref(json_object_get(json_object_get(msg, "result"), "tools"));
+	CHECK(json_array_size(tools) == 5, "every tool still there");
+	CHECK(!strcmp(json_string_value(json_object_get(json_array_get(tools, 0), "description")),
+		      "a\xef\xbf\xbd\xef\xbf\xbd(b \"q\" [x] {y}"),
+	      "invalid bytes became U+FFFD, the rest kept: %s",
+	      json_string_value(json_object_get(json_array_get(tools, 0), "description")));
+	CHECK(json_salvage_has_cut(json_array_get(tools, 1)) &&
+		  !json_salvage_has_cut(json_array_get(tools, 0)),
+	      "the deep tool alone holds the cut");
+	tools = catalog_check(tools, &skipped);
+	CHECK(json_array_size(tools) == 3 && json_array_size(skipped) == 2, "3 kept, 2 skipped");
+	CHECK(!strcmp(json_string_value(json_object_get(json_array_get(skipped, 0), "name")),
+		      "deep") &&
+		  strstr(json_string_value(json_object_get(json_array_get(skipped, 0), "why")),
+			 "deeper than 2000"),
+	      "deep skipped with why");
+	CHECK(strstr(json_string_value(json_object_get(json_array_get(skipped, 1), "why")),
+		     "a second tool named 'ok'"),
+	      "duplicate skipped with why");
+	json_decref(tools);
+	json_decref(skipped);
+	json_decref(msg);
+	/* Broken JSON stays an error: repair is for these two faults only. */
+	CHECK(!jsonrpc_decode("{\"a\":\xff", 6, &e), "broken JSON with bad bytes still fails");
+	buf_free(&b);
+}
+
 int main(void)
 {
 	test_classify();
 	test_decode();
 	test_lines();
 	test_encode();
+	test_salvage();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -20,10 +20,10 @@ def we_ird_name(*, q: str = "a\"\"\"b*/\x00") -> _t.Any:
     Ends \"\"" a docstring, */ a comment, `bt`, ${x}, NUL \x00 here,
     CRLF
     CR, U+2028
-    , tab    , backslash \\ and a trailing quote \"
+    , tab    , backslash \\ and a trailing quote ".
 
     Args:
-        q: */ \"\"" \x00 (MCP name "q\"*/") Default: "a\"\"\"b*/\u0000".
+        q: */ \"\"" \x00 Default: "a\\"\\"\\"b*/\\u0000". Its MCP name is "q\\"*/".
 
     Returns:
         The result's content: one text item as its text (a JSON object or

@@ -3,11 +3,11 @@
  *
  * MCP tool "we\"ird *\/ name" of server "srv"; its definition is in we_ird_name.json.
  */
-import * as _rt from "../_runtime";
+import * as _rt from "../_runtime.ts";
 
 export interface WeIrdNameInput {
 	/**
-	 * *\/ """ \x00
+	 * *\/ """ \x00 Default: "a\"\"\"b*\/\u0000".
 	 */
 	"q\"*/"?: string;
 }
@@ -18,7 +18,7 @@ export interface WeIrdNameInput {
  * Ends """ a docstring, *\/ a comment, `bt`, ${x}, NUL \x00 here,
  * CRLF
  * CR, U+2028 
- * , tab    , backslash \ and a trailing quote "
+ * , tab    , backslash \ and a trailing quote ".
  *
  * @param input the tool's arguments
  * @returns the result's content (see the root README.md, "Results")

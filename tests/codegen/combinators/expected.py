@@ -29,14 +29,14 @@ def combinators(*, ghost: _t.Any, any: str | int | None = None, one: _t.Literal[
     """Unions.
 
     Args:
-        ghost:
-        any:
-        one:
-        all:
-        nullable:
-        anything:
-        nothing:
-        yes:
+        ghost: No description.
+        any: No description.
+        one: No description.
+        all: No description.
+        nullable: No description.
+        anything: No description.
+        nothing: No description.
+        yes: No description.
 
     Returns:
         The result's content: one text item as its text (a JSON object or

@@ -3,7 +3,7 @@
  *
  * MCP tool "combinators" of server "srv"; its definition is in combinators.json.
  */
-import * as _rt from "../_runtime";
+import * as _rt from "../_runtime.ts";
 
 export interface CombinatorsInput {
 	any?: string | number;

@@ -15,11 +15,11 @@ class GetSumInput(_t.TypedDict, total=False):
 
 
 def get_sum(*, a: float, b: float) -> _t.Any:
-    """Returns the sum of two numbers
+    """Returns the sum of two numbers.
 
     Args:
-        a: First number
-        b: Second number
+        a: First number.
+        b: Second number.
 
     Returns:
         The result's content: one text item as its text (a JSON object or

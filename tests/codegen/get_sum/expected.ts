@@ -3,21 +3,21 @@
  *
  * MCP tool "get-sum" of server "srv"; its definition is in get_sum.json.
  */
-import * as _rt from "../_runtime";
+import * as _rt from "../_runtime.ts";
 
 export interface GetSumInput {
 	/**
-	 * First number
+	 * First number.
 	 */
 	a: number;
 	/**
-	 * Second number
+	 * Second number.
 	 */
 	b: number;
 }
 
 /**
- * Returns the sum of two numbers
+ * Returns the sum of two numbers.
  *
  * @param input the tool's arguments
  * @returns the result's content (see the root README.md, "Results")

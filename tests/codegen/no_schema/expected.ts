@@ -3,7 +3,7 @@
  *
  * MCP tool "no-schema" of server "srv"; its definition is in no_schema.json.
  */
-import * as _rt from "../_runtime";
+import * as _rt from "../_runtime.ts";
 
 /**
  * no-schema

@@ -14,7 +14,6 @@ PropsInput = _t.TypedDict("PropsInput", {
     "a_b": "int",
     "class": "_t.Required[str]",
     "str": "str",
-    "": "str",
     "_x": "str",
     "1st": "str",
 }, total=False)
@@ -24,13 +23,13 @@ def props(*, class_: str, a_b_2: int | None = None, a_b: int | None = None, str_
     """Keys that are no identifiers.
 
     Args:
-        class_: (MCP name "class")
-        a_b_2: (MCP name "a-b")
-        a_b:
-        str_: (MCP name "str")
-        arg: (MCP name "")
-        x: (MCP name "_x")
-        arg_1st: (MCP name "1st")
+        class_: Its MCP name is "class".
+        a_b_2: Its MCP name is "a-b".
+        a_b: No description.
+        str_: Its MCP name is "str".
+        arg: Its MCP name is \"".
+        x: Its MCP name is "_x".
+        arg_1st: Its MCP name is "1st".
         **_extra: other arguments, sent as given.
 
     Returns:

@@ -3,7 +3,7 @@
  *
  * MCP tool "props" of server "srv"; its definition is in props.json.
  */
-import * as _rt from "../_runtime";
+import * as _rt from "../_runtime.ts";
 
 export interface PropsInput {
 	"a-b"?: number;

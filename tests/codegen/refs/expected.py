@@ -37,12 +37,12 @@ def refs(*, node: RefsNode, legacy: RefsLegacy | None = None, self: RefsInput | 
     """Refs.
 
     Args:
-        node:
-        legacy:
-        self:
-        loop:
+        node: No description.
+        legacy: No description.
+        self: No description.
+        loop: No description.
         missing: JSON Schema: {"$ref":"#/$defs/Nope"}
-        list_: (MCP name "list")
+        list_: Its MCP name is "list".
 
     Returns:
         The result's content: one text item as its text (a JSON object or

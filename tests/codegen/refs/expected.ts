@@ -3,7 +3,7 @@
  *
  * MCP tool "refs" of server "srv"; its definition is in refs.json.
  */
-import * as _rt from "../_runtime";
+import * as _rt from "../_runtime.ts";
 
 export interface RefsInput {
 	node: RefsNode;

@@ -30,7 +30,7 @@ def get_structured_content(*, location: _t.Literal["New York", "Chicago"]) -> Ge
     Returns structured content.
 
     Args:
-        location: Choose city
+        location: Choose city. Allowed: "New York", "Chicago".
 
     Returns:
         The tool's structuredContent, typed as its outputSchema says.

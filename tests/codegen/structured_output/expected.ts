@@ -3,11 +3,11 @@
  *
  * MCP tool "get-structured-content" of server "srv"; its definition is in get_structured_content.json.
  */
-import * as _rt from "../_runtime";
+import * as _rt from "../_runtime.ts";
 
 export interface GetStructuredContentInput {
 	/**
-	 * Choose city
+	 * Choose city. Allowed: "New York", "Chicago".
 	 */
 	location: "New York" | "Chicago";
 }

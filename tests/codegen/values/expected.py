@@ -24,13 +24,13 @@ def values(*, e: _t.Literal["s", 1, True] | float | None | dict[str, _t.Any] | l
     """Values.
 
     Args:
-        e:
-        map:
-        pattern:
-        tuple:
-        rest:
+        e: Allowed: "s", 1, 2.5, True, None, {"o": 1}, [1].
+        map: No description.
+        pattern: No description.
+        tuple: No description.
+        rest: No description.
         n: Format: int32. Default: 3.
-        mode: Default: "y".
+        mode: Allowed: "x", "y". Default: "y".
         bad_default: Default: "z".
 
     Returns:

@@ -47,7 +47,7 @@ if (opt("--raw-version")) {
 		{ name: "progress", description: "Report progress in N steps.", inputSchema: obj },
 		{ name: "crash", description: "Exit mid-call.", inputSchema: obj },
 		{ name: "hang", description: "Never answer.", inputSchema: obj },
-		{ name: "garbage", description: "Write a non-JSON line on stdout.", inputSchema: obj },
+		{ name: "garbage", description: "Write a non-JSON line on stdout, then answer.", inputSchema: obj },
 		{ name: "oversized", description: "Write one line of MB megabytes.", inputSchema: obj },
 		{ name: "big", description: "Return a text of MB megabytes.", inputSchema: obj },
 		{ name: "roots", description: "Ask the client for its roots.", inputSchema: obj },
@@ -105,7 +105,7 @@ if (opt("--raw-version")) {
 		}),
 		garbage: async () => {
 			process.stdout.write("this is not json\n");
-			return new Promise(() => {});
+			return text("after garbage");
 		},
 		oversized: async (a) => {
 			const mb = Number(a.mb ?? 33);
