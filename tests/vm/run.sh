@@ -69,6 +69,11 @@ command -v qemu-system-x86_64 >/dev/null || apt_install qemu-system-x86
 bb=/bin/busybox
 { [ -x $bb ] && ! ldd $bb >/dev/null 2>&1; } || apt_install busybox-static
 
+# The cache is filled by one run at a time: two test suites on one machine
+# (a developer's and CI's) would otherwise fetch into the same folder at once
+# and boot a half-unpacked kernel. Held until the initramfs is there.
+exec 9>"$cache/.lock"
+flock 9
 # The guest kernel: Debian's current one, unpacked into the cache rather
 # than installed (its install hooks would touch the host's /boot).
 kpkg() { apt-cache depends linux-image-amd64 2>/dev/null |
@@ -128,6 +133,7 @@ if [ ! -e "$initrd" ]; then
 	rm -f "$cache"/initrd-*.cpio   # older ones: init.sh or the kernel changed since
 	mv "$initrd.tmp" "$initrd" && rm -rf "$ir"
 fi
+exec 9>&-
 
 # --- acceleration ----------------------------------------------------------
 # A /dev/kvm without vmx/svm in the CPU flags is a paravirtual one (PVM on
