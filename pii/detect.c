@@ -212,6 +212,11 @@ const char *pii_kind_regex(const struct pii_scanner *s, int kind)
 	return s->d[kind].b ? s->d[kind].b->regex : s->d[kind].regex;
 }
 
+bool pii_kind_on(const struct pii_scanner *s, int kind)
+{
+	return kind >= 0 && (size_t)kind < s->n && s->d[kind].on;
+}
+
 int pii_kind_count(const struct pii_scanner *s)
 {
 	return (int)s->n;
