@@ -82,7 +82,7 @@ static const struct builtin {
 } builtins[PII_NBUILTIN] = {
     [PII_EMAIL] =
 	{"EMAIL",
-	 "(?<![A-Za-z0-9._%+\\-/@])[A-Za-z0-9][A-Za-z0-9._%+\\-]{0,63}"
+	 "(?<![A-Za-z0-9._%+\\-/@])[A-Za-z0-9][A-Za-z0-9._%+\\-']{0,63}"
 	 "@(?:[A-Za-z0-9](?:[A-Za-z0-9\\-]{0,61}[A-Za-z0-9])?\\.)+"
 	 "(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9\\-]{1,59})(?![A-Za-z0-9_\\-@:/]|\\.[A-Za-z0-9])",
 	 PII_VALIDATE_EMAIL, 64, could_email},

@@ -25,7 +25,14 @@ static void test_validators(void)
 	CHECK(valid(PII_VALIDATE_CARD, "378282246310005") == 15, "amex");
 	CHECK(valid(PII_VALIDATE_CARD, "3782822463100050") == 0, "amex is 15 long");
 	CHECK(valid(PII_VALIDATE_CARD, "4111 1111 1111 1111 2027") == 19, "cut at a group");
+	CHECK(valid(PII_VALIDATE_CARD, "4111111111111111 12") == 16, "compact, then a number");
+	CHECK(valid(PII_VALIDATE_CARD, "4111-1111-1111-1111 12") == 19, "dashes, then a number");
 	CHECK(valid(PII_VALIDATE_CARD, "9111111111111111") == 0, "no issuer");
+	CHECK(valid(PII_VALIDATE_CARD, "41111111111111113") == 0, "visa issues no 17 digits");
+	CHECK(valid(PII_VALIDATE_CARD, "3782 822463 10005") == 17, "amex 4-6-5");
+	CHECK(valid(PII_VALIDATE_CARD, "5678 9012 3456") == 14, "maestro 12");
+	CHECK(valid(PII_VALIDATE_CARD, "56-9675-0287-69") == 0, "a serial's grouping");
+	CHECK(valid(PII_VALIDATE_CARD, "56 967502 8769") == 0, "4-6-x is 15 or 14 long");
 	CHECK(valid(PII_VALIDATE_SSN, "123-45-6789") == 11, "ssn");
 	CHECK(valid(PII_VALIDATE_SSN, "000-45-6789") == 0, "area 000");
 	CHECK(valid(PII_VALIDATE_SSN, "666-45-6789") == 0, "area 666");
@@ -37,6 +44,9 @@ static void test_validators(void)
 	CHECK(valid(PII_VALIDATE_IBAN, "DE88370400440532013000") == 0, "check digits");
 	CHECK(valid(PII_VALIDATE_IBAN, "DE8937040044053201300") == 0, "one short");
 	CHECK(valid(PII_VALIDATE_IBAN, "GB82WEST12345698765432") == 22, "gb");
+	CHECK(valid(PII_VALIDATE_IBAN, "AT61 1904 3002 3457 3201 2024") == 24, "then a number");
+	CHECK(valid(PII_VALIDATE_IBAN, "AT61 1904 3002 3457 3201 9") == 0, "one character long");
+	CHECK(valid(PII_VALIDATE_IBAN, "AT611904300234573201 9") == 20, "compact, then a digit");
 	CHECK(valid(PII_VALIDATE_IP, "192.168.1.1") == 11, "v4");
 	CHECK(valid(PII_VALIDATE_IP, "256.1.1.1") == 0, "v4 range");
 	CHECK(valid(PII_VALIDATE_IP, "01.2.3.4") == 0, "v4 leading zero");
@@ -46,6 +56,7 @@ static void test_validators(void)
 	CHECK(valid(PII_VALIDATE_EMAIL, "a.b@example.com") == 15, "email");
 	CHECK(valid(PII_VALIDATE_EMAIL, "logo@2x.png") == 0, "asset");
 	CHECK(valid(PII_VALIDATE_EMAIL, "a..b@example.com") == 0, "double dot");
+	CHECK(valid(PII_VALIDATE_EMAIL, "o'connor@example.ie") == 19, "apostrophe");
 	CHECK(valid(PII_VALIDATE_PHONE, "(415) 555-2671") == 14, "nanp");
 	CHECK(valid(PII_VALIDATE_PHONE, "(115) 555-2671") == 0, "area 1xx");
 	CHECK(valid(PII_VALIDATE_PHONE, "+44 20 7946 0958") == 16, "e164");
@@ -88,6 +99,15 @@ static void test_scan(void)
 
 		CHECK(pii_scan(s, bin, sizeof(bin) - 1, &m, &n, &e) == 0, "binary: %s", e.text);
 		CHECK(n == 2 && m[0].start == 3 && m[1].kind == PII_SSN, "binary matches %zu", n);
+		free(m);
+	}
+	/* An apostrophe inside the local part belongs to the address. */
+	{
+		const char *q = "Mail 'o'connor@example.ie'.";
+
+		CHECK(pii_scan(s, q, strlen(q), &m, &n, &e) == 0 && n == 1 && m[0].start == 6 &&
+			  m[0].end == 25,
+		      "apostrophe: %zu", n);
 		free(m);
 	}
 	pii_scanner_free(s);
