@@ -82,7 +82,7 @@ static const struct builtin {
 } builtins[PII_NBUILTIN] = {
     [PII_EMAIL] =
 	{"EMAIL",
-	 "(?<![A-Za-z0-9._%+\\-/@])[A-Za-z0-9][A-Za-z0-9._%+\\-]{0,63}"
+	 "(?<![A-Za-z0-9._%+\\-/@])[A-Za-z0-9][A-Za-z0-9._%+\\-']{0,63}"
 	 "@(?:[A-Za-z0-9](?:[A-Za-z0-9\\-]{0,61}[A-Za-z0-9])?\\.)+"
 	 "(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9\\-]{1,59})(?![A-Za-z0-9_\\-@:/]|\\.[A-Za-z0-9])",
 	 PII_VALIDATE_EMAIL, 64, could_email},
@@ -210,6 +210,11 @@ const char *pii_kind_regex(const struct pii_scanner *s, int kind)
 	if (kind < 0 || (size_t)kind >= s->n)
 		return NULL;
 	return s->d[kind].b ? s->d[kind].b->regex : s->d[kind].regex;
+}
+
+bool pii_kind_on(const struct pii_scanner *s, int kind)
+{
+	return kind >= 0 && (size_t)kind < s->n && s->d[kind].on;
 }
 
 int pii_kind_count(const struct pii_scanner *s)

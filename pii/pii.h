@@ -90,6 +90,8 @@ void pii_scanner_free(struct pii_scanner *s);
 /* Every kind's name by number (borrowed), and the number of kinds. */
 const char *pii_kind_name(const struct pii_scanner *s, int kind);
 int pii_kind_count(const struct pii_scanner *s);
+/* Is @kind switched on (found by scans)? */
+bool pii_kind_on(const struct pii_scanner *s, int kind);
 /* A kind's pattern as pcre2 compiled it (borrowed), or NULL. */
 const char *pii_kind_regex(const struct pii_scanner *s, int kind);
 /* The kind named by @name[0..@len), or -1. Kinds switched off count: their
@@ -102,6 +104,16 @@ int pii_kind_find(const struct pii_scanner *s, const char *name, size_t len);
  * callers fail closed). */
 int pii_scan(const struct pii_scanner *s, const char *text, size_t len, struct pii_match **out,
 	     size_t *n, struct err *err);
+
+/* The kind of the value a JSON integer holds, into *@kind (-1: none).
+ * @digits[0..@len) is its decimal form, @key[0..@keylen) the name of the
+ * member holding it (or the array holding it; NULL: none). The digits must
+ * be one value whole as pii_scan finds it (a card, a custom pattern); a
+ * phone or SSN, which a number cannot mark, counts only under a member
+ * named for it ("phone", "mobileNumber", "ssn"; pii/number.c). Returns 0,
+ * or -1 with @err as pii_scan. */
+int pii_scan_number(const struct pii_scanner *s, const char *digits, size_t len, const char *key,
+		    size_t keylen, int *kind, struct err *err);
 
 /* The vault of one session: value <-> token, numbered per kind by first
  * appearance. Thread-safe. With a path, every new token is written to the
@@ -117,12 +129,16 @@ void pii_vault_free(struct pii_vault *v);
 
 /* The number of the token for each of @n values (@kinds[i], @values[i] of
  * @lens[i] bytes) into @nums[i], adding new ones in order (one write for the
- * batch). Returns 0 or -1 with @err. */
+ * batch). @numbers (NULL: none) marks the values that were JSON numbers: the
+ * mark stays with the token for good. Returns 0 or -1 with @err. */
 int pii_vault_tokens(struct pii_vault *v, const char *const *kinds, const char *const *values,
-		     const size_t *lens, size_t n, unsigned long *nums, struct err *err);
+		     const size_t *lens, const bool *numbers, size_t n, unsigned long *nums,
+		     struct err *err);
 /* The value of token @kind_@num into @out (appended), or -ENOENT when the
- * session never issued it. Returns 0, -ENOENT, or -ENOMEM/-E2BIG. */
-int pii_vault_value(struct pii_vault *v, const char *kind, unsigned long num, struct buf *out);
+ * session never issued it; *@number (may be NULL) says whether the value
+ * was ever a JSON number. Returns 0, -ENOENT, or -ENOMEM/-E2BIG. */
+int pii_vault_value(struct pii_vault *v, const char *kind, unsigned long num, struct buf *out,
+		    bool *number);
 
 /* Replace every value @s finds in @in with its token from @v, appending to
  * @out; *@count (may be NULL) gets the number replaced. Returns 0 or -1. */
@@ -134,9 +150,13 @@ int pii_redact(const struct pii_scanner *s, struct pii_vault *v, const char *in,
 int pii_restore(const struct pii_scanner *s, struct pii_vault *v, const char *in, size_t len,
 		struct buf *out, struct err *err);
 
-/* The same over every string value of @j (borrowed, changed in place),
- * including JSON documents held in strings; object keys and the data of
- * image and audio content stay as they are. Returns 0 or -1. */
+/* The same over every string value and object key of @j (borrowed, changed
+ * in place), including JSON documents held in strings; the data of image and
+ * audio content stays as it is. Redacting also turns an integer that holds a
+ * value (pii_scan_number) into its token, a string; restoring turns a string
+ * that is one such token, and nothing else, back into the integer. Two keys
+ * of one object that would read the same afterwards fail the call (-1): a
+ * key is never dropped. Returns 0 or -1. */
 int pii_redact_json(const struct pii_scanner *s, struct pii_vault *v, json_t *j, struct err *err);
 int pii_restore_json(const struct pii_scanner *s, struct pii_vault *v, json_t *j, struct err *err);
 

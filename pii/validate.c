@@ -57,30 +57,34 @@ static unsigned prefix(const char *d, size_t k)
 	return v;
 }
 
-/* Issuer identification ranges and their lengths (ISO/IEC 7812 as the
- * networks publish them). */
+/* A set of card lengths: one bit per length. */
+#define LEN(n) (1u << (n))
+#define LENS(a, b) ((1u << ((b) + 1)) - (1u << (a)))
+
+/* Issuer identification ranges and the lengths they issue (ISO/IEC 7812 as
+ * the networks publish them). */
 static const struct issuer {
 	unsigned lo, hi; /* prefix range of @k digits */
 	unsigned k;
-	unsigned char minlen, maxlen;
+	unsigned lengths;
 } issuers[] = {
-    {4, 4, 1, 13, 19},	     /* Visa (13, 16, 19 in use) */
-    {51, 55, 2, 16, 16},     /* Mastercard */
-    {2221, 2720, 4, 16, 16}, /* Mastercard 2-series */
-    {34, 34, 2, 15, 15},     /* American Express */
-    {37, 37, 2, 15, 15},     /* American Express */
-    {6011, 6011, 4, 16, 19}, /* Discover */
-    {644, 649, 3, 16, 19},   /* Discover */
-    {65, 65, 2, 16, 19},     /* Discover */
-    {300, 305, 3, 14, 19},   /* Diners Club */
-    {36, 36, 2, 14, 19},     /* Diners Club */
-    {38, 39, 2, 14, 19},     /* Diners Club */
-    {3528, 3589, 4, 16, 19}, /* JCB */
-    {62, 62, 2, 16, 19},     /* UnionPay */
-    {50, 50, 2, 12, 19},     /* Maestro */
-    {56, 58, 2, 12, 19},     /* Maestro */
-    {639, 639, 3, 12, 19},   /* Maestro */
-    {6759, 6759, 4, 12, 19}, /* Maestro UK */
+    {4, 4, 1, LEN(13) | LEN(16) | LEN(19)}, /* Visa */
+    {51, 55, 2, LEN(16)},		    /* Mastercard */
+    {2221, 2720, 4, LEN(16)},		    /* Mastercard 2-series */
+    {34, 34, 2, LEN(15)},		    /* American Express */
+    {37, 37, 2, LEN(15)},		    /* American Express */
+    {6011, 6011, 4, LENS(16, 19)},	    /* Discover */
+    {644, 649, 3, LENS(16, 19)},	    /* Discover */
+    {65, 65, 2, LENS(16, 19)},		    /* Discover */
+    {300, 305, 3, LENS(14, 19)},	    /* Diners Club */
+    {36, 36, 2, LENS(14, 19)},		    /* Diners Club */
+    {38, 39, 2, LENS(14, 19)},		    /* Diners Club */
+    {3528, 3589, 4, LENS(16, 19)},	    /* JCB */
+    {62, 62, 2, LENS(16, 19)},		    /* UnionPay */
+    {50, 50, 2, LENS(12, 19)},		    /* Maestro */
+    {56, 58, 2, LENS(12, 19)},		    /* Maestro */
+    {639, 639, 3, LENS(12, 19)},	    /* Maestro */
+    {6759, 6759, 4, LENS(12, 19)},	    /* Maestro UK */
 };
 
 static bool card_digits_ok(const char *d, size_t n)
@@ -92,34 +96,77 @@ static bool card_digits_ok(const char *d, size_t n)
 	for (i = 0; i < sizeof(issuers) / sizeof(issuers[0]); i++) {
 		unsigned p = prefix(d, issuers[i].k);
 
-		if (p >= issuers[i].lo && p <= issuers[i].hi && n >= issuers[i].minlen &&
-		    n <= issuers[i].maxlen)
+		if (p >= issuers[i].lo && p <= issuers[i].hi && (issuers[i].lengths & LEN(n)))
 			return luhn(d, n);
 	}
 	return false;
 }
 
-/* A card: digits with one kind of separator (none, spaces or dashes); the
- * longest prefix ending at a group boundary that passes. */
-static size_t card(const char *p, size_t len)
+/* Printed cards come in groups of four (the last may be shorter), or as
+ * 4-6-5 and 4-6-4 (American Express, Diners) or 4-3-3-3 (13 digits): a
+ * serial written 2-4-4-2 is not one. */
+static bool card_groups(const char *p, size_t len)
 {
-	char d[DIGITS_MAX], sep = 0;
-	size_t i, n;
+	static const unsigned char wide[][4] = {{4, 6, 5, 0}, {4, 6, 4, 0}, {4, 3, 3, 3}};
+	unsigned char g[DIGITS_MAX];
+	size_t i, n = 0, k;
+	bool fours = true;
+
+	g[0] = 0;
+	for (i = 0; i < len && n < DIGITS_MAX; i++) {
+		if (is_digit(p[i]))
+			g[n]++;
+		else if (++n < DIGITS_MAX)
+			g[n] = 0;
+	}
+	if (++n == 1)
+		return true; /* compact: a number after it was cut off */
+	for (i = 0; i + 1 < n; i++)
+		fours &= g[i] == 4;
+	if (fours && g[n - 1] >= 1 && g[n - 1] <= 4)
+		return true;
+	for (k = 0; k < sizeof(wide) / sizeof(wide[0]); k++) {
+		for (i = 0; i < n && i < 4 && g[i] == wide[k][i]; i++)
+			;
+		if (i == n && (n == 4 || !wide[k][n]))
+			return true;
+	}
+	return false;
+}
+
+/* One kind of separator at most: "4111-1111 1111-1111" is no card. */
+static bool one_separator(const char *p, size_t len)
+{
+	char sep = 0;
+	size_t i;
 
 	for (i = 0; i < len; i++) {
 		if (is_digit(p[i]))
 			continue;
 		if (sep && p[i] != sep)
-			return 0;
+			return false;
 		sep = p[i];
 	}
+	return true;
+}
+
+/* A card: digits with one kind of separator (none, spaces or dashes) in a
+ * printed grouping; the longest prefix ending at a group boundary that
+ * passes (a card, then a year or an amount). */
+static size_t card(const char *p, size_t len)
+{
+	char d[DIGITS_MAX];
+	size_t n;
+
 	for (;;) {
-		n = digits_of(p, len, d);
-		if (card_digits_ok(d, n))
-			return len;
+		if (one_separator(p, len) && card_groups(p, len)) {
+			n = digits_of(p, len, d);
+			if (card_digits_ok(d, n))
+				return len;
+		}
 		while (len > 0 && is_digit(p[len - 1]))
 			len--;
-		if (len == 0 || !sep)
+		if (len == 0)
 			return 0;
 		len--; /* the separator */
 	}
@@ -240,11 +287,13 @@ static bool mod97(const char *s, size_t n)
 }
 
 /* An IBAN, compact or in groups: exactly the country's length, which may
- * end before the match does (at a space). */
+ * end before the match does (at a space: a word or number after it). Not
+ * when its groups of four end at that space and one short group follows,
+ * which is how the same IBAN one character longer is written. */
 static size_t iban(const char *p, size_t len)
 {
 	char s[40];
-	size_t i, n = 0, want;
+	size_t i, n = 0, want, rest;
 
 	if (len < 4)
 		return 0;
@@ -257,6 +306,10 @@ static size_t iban(const char *p, size_t len)
 		s[n++] = p[i];
 	}
 	if (n != want || (i < len && p[i] != ' '))
+		return 0;
+	rest = len - i;
+	if (rest >= 2 && rest <= 4 && !memchr(p + i + 1, ' ', rest - 1) && i >= 5 &&
+	    p[i - 5] == ' ')
 		return 0;
 	return mod97(s, n) ? i : 0;
 }

@@ -28,6 +28,7 @@ struct entry {
 	unsigned long num;
 	char *value; /* owned; may hold any bytes */
 	size_t len;
+	bool number; /* the value was a JSON number somewhere: it goes back as one */
 };
 
 struct pii_vault {
@@ -102,7 +103,7 @@ static int rehash(struct pii_vault *v, size_t hcap)
 
 /* Append an entry (the value copied). 0, -ENOMEM or -E2BIG. */
 static int push(struct pii_vault *v, const char *kind, unsigned long num, const char *val,
-		size_t len)
+		size_t len, bool number)
 {
 	struct entry *e;
 	size_t cap;
@@ -123,6 +124,7 @@ static int push(struct pii_vault *v, const char *kind, unsigned long num, const 
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
 	e->num = num;
 	e->len = len;
+	e->number = number;
 	e->value = malloc(len + 1);
 	if (!e->value)
 		return -ENOMEM;
@@ -232,6 +234,7 @@ static int load(struct pii_vault *v, struct err *err)
 	{
 		const char *kind = json_string_value(json_object_get(t, "kind"));
 		json_int_t num = json_integer_value(json_object_get(t, "n"));
+		bool number = json_is_true(json_object_get(t, "number"));
 
 		val = json_object_get(t, "value");
 		hex = json_object_get(t, "hex");
@@ -240,12 +243,12 @@ static int load(struct pii_vault *v, struct err *err)
 			rc = -EINVAL;
 		} else if (json_is_string(val)) {
 			rc = push(v, kind, (unsigned long)num, json_string_value(val),
-				  json_string_length(val));
+				  json_string_length(val), number);
 		} else {
 			rc = hex_decode(json_string_value(hex), json_string_length(hex), &bytes,
 					&blen);
 			if (!rc) {
-				rc = push(v, kind, (unsigned long)num, bytes, blen);
+				rc = push(v, kind, (unsigned long)num, bytes, blen, number);
 				free(bytes);
 			}
 		}
@@ -287,7 +290,8 @@ static int save(struct pii_vault *v, struct err *err)
 		const struct entry *e = &v->e[i];
 
 		t = json_pack("{s:s, s:I}", "kind", e->kind, "n", (json_int_t)e->num);
-		if (!t || json_array_append_new(arr, t) < 0)
+		if (!t || json_array_append_new(arr, t) < 0 ||
+		    (e->number && json_object_set_new(t, "number", json_true()) < 0))
 			goto out;
 		if (utf8_valid(e->value, e->len)) {
 			if (json_object_set_new(t, "value", json_stringn(e->value, e->len)) < 0)
@@ -348,17 +352,20 @@ static unsigned long last_of(const struct pii_vault *v, const char *kind)
 	return last;
 }
 
-/* Fill what is known; true when all were. Under mu. */
+/* Fill what is known; true when all were, each marked a number where
+ * @numbers asks. Under mu. */
 static bool known(struct pii_vault *v, const char *const *kinds, const char *const *values,
-		  const size_t *lens, size_t n, unsigned long *nums)
+		  const size_t *lens, const bool *numbers, size_t n, unsigned long *nums)
 {
 	size_t i, *s;
 	bool all = true;
 
 	for (i = 0; i < n; i++) {
 		nums[i] = 0;
-		if (v->hcap && *(s = slot_value(v, kinds[i], values[i], lens[i])))
+		if (v->hcap && *(s = slot_value(v, kinds[i], values[i], lens[i]))) {
 			nums[i] = v->e[*s - 1].num;
+			all &= !(numbers && numbers[i]) || v->e[*s - 1].number;
+		}
 		all &= nums[i] != 0;
 	}
 	return all;
@@ -385,13 +392,15 @@ static int lock_file(const struct pii_vault *v, struct err *err)
 }
 
 int pii_vault_tokens(struct pii_vault *v, const char *const *kinds, const char *const *values,
-		     const size_t *lens, size_t n, unsigned long *nums, struct err *err)
+		     const size_t *lens, const bool *numbers, size_t n, unsigned long *nums,
+		     struct err *err)
 {
 	size_t i, *s;
 	int lfd = -1, rc = -1, e;
+	bool number;
 
 	pthread_mutex_lock(&v->mu);
-	if (known(v, kinds, values, lens, n, nums)) {
+	if (known(v, kinds, values, lens, numbers, n, nums)) {
 		rc = 0;
 		goto out;
 	}
@@ -401,18 +410,18 @@ int pii_vault_tokens(struct pii_vault *v, const char *const *kinds, const char *
 			goto out;
 		if (changed(v) && load(v, err) < 0)
 			goto out;
-		known(v, kinds, values, lens, n, nums);
+		known(v, kinds, values, lens, numbers, n, nums);
 	}
 	for (i = 0; i < n; i++) {
-		if (nums[i])
-			continue;
-		/* The same new value twice in one batch gets one token. */
+		number = numbers && numbers[i];
+		/* Known (or new twice in one batch): one token, marked if need be. */
 		if (v->hcap && *(s = slot_value(v, kinds[i], values[i], lens[i]))) {
 			nums[i] = v->e[*s - 1].num;
+			v->e[*s - 1].number |= number;
 			continue;
 		}
 		nums[i] = last_of(v, kinds[i]) + 1;
-		e = push(v, kinds[i], nums[i], values[i], lens[i]);
+		e = push(v, kinds[i], nums[i], values[i], lens[i], number);
 		if (e < 0) {
 			err_set(err, EXIT_FAILED, "pii vault: %s", strerror(-e));
 			goto out_reload;
@@ -436,7 +445,8 @@ out:
 	return rc;
 }
 
-int pii_vault_value(struct pii_vault *v, const char *kind, unsigned long num, struct buf *out)
+int pii_vault_value(struct pii_vault *v, const char *kind, unsigned long num, struct buf *out,
+		    bool *number)
 {
 	struct err ignored = {0};
 	size_t *s = NULL;
@@ -448,8 +458,11 @@ int pii_vault_value(struct pii_vault *v, const char *kind, unsigned long num, st
 	/* Another process may have issued it since we read the file. */
 	if ((!s || !*s) && v->path && changed(v) && load(v, &ignored) == 0 && v->hcap)
 		s = slot_token(v, kind, num);
-	if (s && *s)
+	if (s && *s) {
 		rc = buf_append(out, v->e[*s - 1].value, v->e[*s - 1].len);
+		if (number)
+			*number = v->e[*s - 1].number;
+	}
 	pthread_mutex_unlock(&v->mu);
 	return rc;
 }

@@ -173,11 +173,21 @@ int oauth_client_get(const struct server_config *sc, const struct oauth_meta *m,
 		rc = dynamic(sc, m, redirect_uri, timeout_s, &c, err);
 		if (!rc && !(*registered = oauth_client_to_json(&c, m->issuer)))
 			rc = err_set(err, EXIT_FAILED, "out of memory");
+	} else if (m->cimd_supported) {
+		rc =
+		    err_set(err, EXIT_USAGE,
+			    "server '%s': authorization server %.200s offers no dynamic "
+			    "registration: set \"oauth\": {\"client_metadata_url\": ...} (a client "
+			    "ID metadata document) or {\"client_id\": ...} (a client registered "
+			    "there) in its config",
+			    sc->name, m->issuer);
 	} else {
-		rc = err_set(err, EXIT_USAGE,
-			     "server '%s': authorization server %.200s offers no dynamic "
-			     "registration: set \"oauth\": {\"client_id\": ...} in its config",
-			     sc->name, m->issuer);
+		rc = err_set(
+		    err, EXIT_USAGE,
+		    "server '%s': authorization server %.200s offers neither dynamic "
+		    "registration nor client ID metadata documents: register a client there "
+		    "and set \"oauth\": {\"client_id\": ...} in its config",
+		    sc->name, m->issuer);
 	}
 	if (rc)
 		oauth_client_free(&c);

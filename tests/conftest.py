@@ -114,6 +114,25 @@ def mcpfs(request, tmp_path):
     unmount_all_under(tmp_path)
 
 
+FIGURES = pytest.StashKey[list]()
+
+
+@pytest.fixture
+def figures(request):
+    """A list a test appends measured figures to (lines of text): pytest
+    prints them in a "figures" section of its summary whatever -r, -s or -q
+    say, so a passing run shows them too."""
+    return request.config.stash.setdefault(FIGURES, [])
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    lines = config.stash.get(FIGURES, [])
+    if lines:
+        terminalreporter.section("figures")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
 def node22() -> str:
     return str(TESTS_NM / ".bin" / "node")
 

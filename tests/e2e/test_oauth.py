@@ -1,8 +1,10 @@
 """OAuth for remote servers (servers/oauth*.c) against an authorization
 server of our own (tests/node/servers/oauth_server.mjs): login through the
-loopback redirect, calls, expiry and refresh, a rotating refresh token
-renewed by two processes at once, revocation, a changed URL, and bad input
-that must fail in one line and store nothing."""
+loopback redirect, calls, expiry and refresh (before expiry, and on a 401 the
+local expiry did not foresee), a rotating refresh token renewed by two
+processes at once, revocation, a step-up on 403, a changed URL, a server with
+no way to register, no token in session records, and bad input that must
+fail in one line and store nothing."""
 import json
 import os
 import stat
@@ -14,6 +16,7 @@ import pytest
 
 from conftest import REPO, TEST_SERVERS
 from conftest_http import PROBE, http_server  # noqa: F401 (fixture)
+from conftest_executor import run_code
 from conftest_mount import mounted, wait_until  # noqa: F401 (fixture)
 
 SERVER = str(TEST_SERVERS / "oauth_server.mjs")
@@ -30,6 +33,26 @@ def start(http_server, mcpfs, env=None, config=None):  # noqa: F811
 def stats(srv) -> dict:
     with urllib.request.urlopen(srv.url("/_stats"), timeout=30) as r:
         return json.load(r)
+
+
+def post(srv, path: str) -> dict:
+    with urllib.request.urlopen(urllib.request.Request(srv.url(path), method="POST"),
+                                timeout=30) as r:
+        return json.load(r)
+
+
+def lock_waiters(path) -> int:
+    """Processes blocked in flock() on @path: the kernel lists each in
+    /proc/locks with "->" before it."""
+    ino = str(os.stat(path).st_ino)
+    n = 0
+    with open("/proc/locks") as f:
+        for line in f:
+            fields = line.split()
+            if "->" in fields and any(x.count(":") == 2 and x.split(":")[2] == ino
+                                      for x in fields):
+                n += 1
+    return n
 
 
 def store(mcpfs):
@@ -125,21 +148,66 @@ def test_expiry_and_refresh(mcpfs, http_server):  # noqa: F811
 
 
 def test_rotating_refresh_token_two_processes(mcpfs, http_server):  # noqa: F811
-    srv = start(http_server, mcpfs, env={"OAUTH_EXPIRES_IN": "2"})
+    # The server holds every refresh until the test releases it, so both
+    # processes are certainly inside a refresh at once.
+    srv = start(http_server, mcpfs, env={"OAUTH_EXPIRES_IN": "2",
+                                         "OAUTH_REFRESH_DELAY_MS": "300000"},
+                config={"timeout": 240})
     login(mcpfs)
     wait_expired(mcpfs)
-    env = dict(mcpfs.env)
-    procs = [subprocess.Popen(mcpfs.cmd("call", "remote", "whoami", "--json"), env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
-    outs = [p.communicate(timeout=120) for p in procs]
+    lock = store(mcpfs).with_name("remote.json.lock")
+    call = mcpfs.cmd("call", "remote", "whoami", "--json")
+    procs = []
+    try:
+        procs.append(subprocess.Popen(call, env=mcpfs.env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True))
+        assert wait_until(lambda: stats(srv)["refresh_inflight"] == 1, 120), stats(srv)
+        procs.append(subprocess.Popen(call, env=mcpfs.env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True))
+        # The second waits for the lock the first holds (without the lock,
+        # its refresh would reach the server with the same refresh token).
+        assert wait_until(lambda: lock_waiters(lock) == 1 or stats(srv)["refresh_inflight"] > 1,
+                          120), stats(srv)
+    finally:
+        post(srv, "/_release")
+    outs = [p.communicate(timeout=240) for p in procs]
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err
     texts = {json.loads(out)["content"][0]["text"] for out, _ in outs}
     assert texts == {"token 2"}, texts
     s = stats(srv)
-    assert s["refresh"] == 1, s
+    assert s["refresh"] == 1 and s["refresh_reused"] == 0, s
+
+
+def test_refresh_on_401(mcpfs, http_server):  # noqa: F811
+    srv = start(http_server, mcpfs)
+    login(mcpfs)
+    assert whoami(mcpfs) == "token 1"
+    first = stored(mcpfs)["token"]
+    before = stats(srv)
+    # The server ends the token early; the stored expiry still says an hour.
+    post(srv, "/_expire")
+    assert stored(mcpfs)["token"]["expires_at"] > time.time() + 3000
+    assert whoami(mcpfs) == "token 2"
+    s = stats(srv)
+    # One 401, one refresh, the request again: the call never saw the 401.
+    assert s["mcp_401"] == before["mcp_401"] + 1 and s["refresh"] == 1, s
     assert s["refresh_reused"] == 0, s
+    assert stored(mcpfs)["token"]["access_token"] != first["access_token"]
+    assert whoami(mcpfs) == "token 2" and stats(srv)["refresh"] == 1
+
+
+def test_step_up_is_a_login_with_the_wider_scope(mcpfs, http_server):  # noqa: F811
+    srv = start(http_server, mcpfs)
+    login(mcpfs)
+    line = one_line(mcpfs.run("call", "remote", "admin", check=3))
+    assert "needs more access" in line and LOGIN_HINT in line, line
+    # The token keeps working for what it may do.
+    assert whoami(mcpfs) == "token 1"
+    login(mcpfs)
+    assert set(stats(srv)["scopes"][-1].split()) == {"mcp", "admin"}, stats(srv)
+    assert mcpfs.json("call", "remote", "admin")["content"][0]["text"] == "admin with token 2"
+    assert stats(srv)["mcp_403"] == 1
 
 
 def test_revocation_asks_for_login(mcpfs, http_server):  # noqa: F811
@@ -184,6 +252,46 @@ def test_bad_input_stores_nothing(mcpfs, http_server, mode, says):  # noqa: F811
     assert "token" not in stored(mcpfs) and "client" not in stored(mcpfs)
     if mode == "no_pkce":
         assert stats(srv)["authorize"] == 0
+
+
+def test_no_way_to_register(mcpfs, http_server):  # noqa: F811
+    srv = start(http_server, mcpfs, env={"OAUTH_MODE": "no_registration"},
+                config={"oauth": {"client_metadata_url": "https://mcpfs.example/client.json"}})
+    line = one_line(login(mcpfs, check=2))
+    assert line.startswith("mcpfs: ") and "offers neither dynamic registration nor client ID " \
+        "metadata documents" in line and '"client_id"' in line, line
+    assert "token" not in stored(mcpfs) and "client" not in stored(mcpfs)
+    s = stats(srv)
+    assert s["register"] == 0 and s["authorize"] == 0, s
+
+
+def test_no_token_in_session_records(mcpfs, http_server):  # noqa: F811
+    start(http_server, mcpfs, config={"scope": "customer"})
+    # The tree lists a customer-scoped server's tools through the default
+    # customer's instance, so both log in: default (token 1), acme (token 2).
+    for who in ("default", "acme"):
+        mcpfs.run("login", "remote", "--customer", who, "--timeout", "60", check=0,
+                  env={"BROWSER": BROWSER})
+    code = ("from servers.remote import whoami, echo\n"
+            "print(whoami())\n"
+            "print(echo(message='hello'))\n")
+    p, res = run_code(mcpfs, code, "--customer", "acme", "--session", "s1")
+    assert res and res["exit_code"] == 0, (p.stderr, res and res["stderr"])
+    assert res["stdout"] == "token 2\nhello\n", res
+    secrets = []
+    for who in ("default", "acme"):
+        tok = json.loads((mcpfs.root / "workspaces" / who / "oauth" / "remote.json")
+                         .read_text())["token"]
+        secrets += [tok["access_token"], tok["refresh_token"]]
+    records = list((mcpfs.root / "workspaces" / "acme" / "sessions").iterdir())
+    assert any(f.name == "s1.json" for f in records), records
+    shown = mcpfs.run("session", "show", "acme", "s1", "--json", check=0).stdout
+    assert "whoami" in shown and "token 2" in shown, shown
+    texts = [f.read_text(errors="replace") for f in records]
+    texts += [p.stdout, p.stderr, shown]
+    texts += [f.read_text(errors="replace") for f in (mcpfs.root / "logs").glob("*")]
+    for secret in secrets:
+        assert all(secret not in t for t in texts)
 
 
 def test_customer_scoped_logins_are_per_customer(mcpfs, http_server):  # noqa: F811

@@ -2,11 +2,15 @@
 from the real server-memory (and sees a token), writes it into another entity
 (the server stores the real email), prints it (the caller sees the token);
 the session record holds only tokens; another session's token is refused;
-`mcpfs call` and `mcpfs pii restore` share the session's vault."""
+`mcpfs call` and `mcpfs pii restore` share the session's vault. Values held
+in JSON numbers and object keys (server-filesystem reading a JSON file) are
+tokens too, and go back to the server as they were; the run's stderr is
+tokenized; `--pii on` works over a config that has PII off; no value reaches
+mcpfs's logs or the session's records."""
 import json
 import stat
 
-from conftest import MEMORY
+from conftest import FILESYSTEM, MEMORY
 from conftest_executor import run_code
 
 EMAIL = "alice.liddell@example.com"
@@ -131,3 +135,111 @@ def test_switches_exemptions_and_customers(mcpfs):
     pii_config(mcpfs, {"kinds": {"EMAILS": True}})
     p = mcpfs.run("call", "memory", "read_graph", check=2)
     assert "pii.kinds.EMAILS" in p.stderr
+
+
+NUMBERS_AND_KEYS = """
+import json, sys
+from servers.files import read_text_file, write_file
+doc = json.loads(read_text_file(path=SRC)["content"])
+print(json.dumps(doc, sort_keys=True))
+print("to stderr:", list(doc)[0], "phone", doc[list(doc)[0]]["phone"], file=sys.stderr)
+write_file(path=DST, content=json.dumps(doc))
+"""
+CARD_NUMBER = 4111111111111111
+PHONE_NUMBER = 4155552671
+SIZE = 5368709120  # 5 GiB, shaped like a North American phone number
+
+
+def files_config(mcpfs, pii=None):
+    files = mcpfs.tmp / "files"
+    files.mkdir(exist_ok=True)
+    cfg = {"mcpServers": {"files": {"command": "node", "args": [FILESYSTEM, str(files)]}},
+           "pii": pii if pii is not None else {"enabled": True}}
+    mcpfs.config_path.write_text(json.dumps(cfg))
+    return files
+
+
+def logs_and_records(mcpfs):
+    """mcpfs's server logs and the session records (task records are in
+    them): every file but the vaults."""
+    out = []
+    for f in [*(mcpfs.root / "logs").glob("*"),
+              *(mcpfs.root / "workspaces").glob("*/sessions/*")]:
+        if f.is_file() and not f.name.endswith((".vault", ".vault.lock")):
+            out.append((f, f.read_bytes().decode(errors="replace")))
+    return out
+
+
+def test_numbers_and_keys_are_tokens_and_go_back_as_they_were(mcpfs):
+    files = files_config(mcpfs)
+    doc = {EMAIL: {"card": CARD_NUMBER, "phone": PHONE_NUMBER, "size": SIZE, "visits": 3}}
+    (files / "in.json").write_text(json.dumps(doc, indent=2))
+    code = NUMBERS_AND_KEYS.replace("SRC", repr(str(files / "in.json"))).replace(
+        "DST", repr(str(files / "out.json")))
+    _, res = run_code(mcpfs, code, "--session", "n1")
+    assert res["exit_code"] == 0, res
+    # The program saw tokens where the key and the numbers were; a size
+    # that only looks like a phone stays a number.
+    seen = json.loads(res["stdout"])
+    assert seen == {"[EMAIL_1]": {"card": "[CREDIT_CARD_1]", "phone": "[PHONE_1]",
+                                  "size": SIZE, "visits": 3}}, res
+    assert res["stderr"] == "to stderr: [EMAIL_1] phone [PHONE_1]\n", res
+    # The server got the key and the numbers back, numbers as numbers.
+    assert json.loads((files / "out.json").read_text()) == doc
+    # Nothing mcpfs keeps on disk but the vault holds a value.
+    for f, text in logs_and_records(mcpfs):
+        for secret in (EMAIL, str(CARD_NUMBER), str(PHONE_NUMBER)):
+            assert secret not in text, (f, secret)
+
+
+def test_stderr_is_tokenized(mcpfs):
+    pii_config(mcpfs)
+    seed(mcpfs)
+    # A value the program makes itself (no tool's result tokenized it).
+    code = READ_WRITE + 'import sys\nprint("made", "carol" + "@example.net", file=sys.stderr)\n'
+    p, _ = run_code(mcpfs, code, "--session", "e1", json_out=False)
+    assert p.returncode == 0, p.stderr
+    assert "made [EMAIL_3]" in p.stderr and "carol@" not in p.stderr, p.stderr
+    _, res = run_code(mcpfs, code, "--session", "e1")
+    assert res["stderr"] == "made [EMAIL_3]\n", res
+    assert "carol@" not in (sessions(mcpfs) / "e1.json").read_text()
+
+
+def test_pii_on_for_a_run_over_a_config_that_has_it_off(mcpfs):
+    pii_config(mcpfs, {"enabled": False})
+    seed_off = {"entities": [{"name": "alice", "entityType": "person",
+                              "observations": [f"email: {EMAIL}"]}]}
+    mcpfs.run("call", "memory", "create_entities", json.dumps(seed_off), check=0)
+    _, res = run_code(mcpfs, READ_WRITE, "--session", "o1")
+    assert res["stdout"].startswith(f"saw {EMAIL}\n"), res
+    _, res = run_code(mcpfs, READ_WRITE, "--session", "o2", "--pii", "on")
+    assert res["exit_code"] == 0, res
+    assert res["stdout"] == "saw [EMAIL_1]\nand wrote [EMAIL_2]\n", res
+    assert EMAIL not in (sessions(mcpfs) / "o2.json").read_text()
+    assert (sessions(mcpfs) / "o2.vault").exists() and not (sessions(mcpfs) / "o1.vault").exists()
+
+
+def test_no_value_in_logs_or_records(mcpfs):
+    pii_config(mcpfs)
+    seed(mcpfs)
+    # The program moves the email, prints it to stderr, and makes the server
+    # fail with an error that names it (the server's error text is tokenized).
+    code = READ_WRITE + """
+import sys
+from servers.memory import add_observations
+print(email, file=sys.stderr)
+try:
+    add_observations(observations=[{"entityName": email, "contents": ["x"]}])
+except Exception as e:
+    print("failed:", e, file=sys.stderr)
+"""
+    _, res = run_code(mcpfs, code, "--session", "l1")
+    assert res["exit_code"] == 0, res
+    assert "name [EMAIL_1] not found" in res["stderr"], res
+    mcpfs.run("call", "memory", "open_nodes", '{"names": ["alice"]}', "--session", "l1", check=0)
+    found = logs_and_records(mcpfs)
+    assert any("logs" in f.parts for f, _ in found), found
+    assert (sessions(mcpfs) / "l1.json") in [f for f, _ in found], found
+    for f, text in found:
+        for secret in (EMAIL, SECRET_CARD, "bob@example.org"):
+            assert secret not in text, (f, secret)

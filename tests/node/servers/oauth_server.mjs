@@ -6,19 +6,29 @@
 // metadata, dynamic registration, authorization code with PKCE S256 (the
 // authorization endpoint approves at once and redirects, as a browser whose
 // user clicked "allow") and refresh tokens that rotate: a refresh token works
-// once, and a second use is refused (invalid_grant) and counted.
+// once, and a second use is refused (invalid_grant) and counted. The tool
+// "admin" needs the scope "admin": without it, HTTP 403 insufficient_scope
+// (a step-up).
 //   OAUTH_EXPIRES_IN=S   lifetime of the tokens a login gets (default 3600);
 //                        refreshed ones last an hour, so a test on a slow
 //                        machine never sees one expire again
+//   OAUTH_REFRESH_DELAY_MS=N  a refresh is answered after N ms, or at once
+//                        when POST /_release comes (so a test decides when
+//                        the refreshes it started are all in flight)
 //   OAUTH_MODE=          bad_metadata: the authorization server metadata is
 //                        not JSON; bad_issuer: its issuer is another URL;
 //                        wrong_state: the redirect carries another state;
 //                        no_pkce: the metadata offers no S256;
 //                        wrong_iss: the redirect names another issuer (RFC 9207:
 //                        it always names one, and the metadata says so);
-//                        hang_token: the token endpoint never answers
-// Test hooks: GET /_stats (counts of requests by kind), POST /_revoke (every
-// token and refresh token stops working).
+//                        hang_token: the token endpoint never answers;
+//                        no_registration: neither dynamic registration nor
+//                        client ID metadata documents
+// Test hooks: GET /_stats (counts of requests by kind; refresh_inflight,
+// refreshes being answered now), POST /_revoke (every token and refresh token
+// stops working), POST /_expire (every access token expires now, ahead of
+// what its expires_in said; refresh tokens still work), POST /_release (see
+// OAUTH_REFRESH_DELAY_MS).
 import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -27,8 +37,10 @@ import { z } from "zod";
 
 const mode = process.env.OAUTH_MODE ?? "";
 const expiresIn = Number(process.env.OAUTH_EXPIRES_IN ?? 3600);
+const refreshDelay = Number(process.env.OAUTH_REFRESH_DELAY_MS ?? 0);
 const stats = { register: 0, authorize: 0, code: 0, refresh: 0, refresh_reused: 0, mcp_401: 0,
-	mcp_get: 0 };
+	mcp_403: 0, mcp_get: 0, refresh_inflight: 0, scopes: [] };
+let releases = []; // resolve functions of the refreshes being held
 const clients = new Map(); // client_id -> registration
 const codes = new Map(); // code -> {client_id, challenge, redirect_uri, resource, scope}
 const tokens = new Map(); // access token -> {serial, expires}
@@ -42,7 +54,7 @@ const json = (res, status, body, headers = {}) =>
 
 function issue(res, client_id, resource, scope, lifetime) {
 	const access = rand(), refresh = rand();
-	tokens.set(access, { serial: ++serial, expires: Date.now() + lifetime * 1000 });
+	tokens.set(access, { serial: ++serial, expires: Date.now() + lifetime * 1000, scope });
 	refreshTokens.set(refresh, { client_id, resource, scope, used: false });
 	json(res, 200, { access_token: access, token_type: "Bearer", expires_in: lifetime,
 		refresh_token: refresh, scope });
@@ -62,7 +74,7 @@ function metadata(res) {
 		issuer: mode === "bad_issuer" ? "http://127.0.0.1:1/elsewhere" : base,
 		authorization_endpoint: `${base}/authorize`,
 		token_endpoint: `${base}/token`,
-		registration_endpoint: `${base}/register`,
+		...(mode === "no_registration" ? {} : { registration_endpoint: `${base}/register` }),
 		response_types_supported: ["code"],
 		grant_types_supported: ["authorization_code", "refresh_token"],
 		authorization_response_iss_parameter_supported: true,
@@ -74,6 +86,7 @@ function metadata(res) {
 
 function authorize(res, q) {
 	stats.authorize++;
+	stats.scopes.push(q.get("scope") ?? "");
 	const redirect = q.get("redirect_uri") ?? "";
 	const client = clients.get(q.get("client_id"));
 	// RFC 8252 7.3: any port on the loopback host the client registered.
@@ -91,7 +104,7 @@ function authorize(res, q) {
 	res.writeHead(302, { Location: to.toString() }).end();
 }
 
-function token(res, f) {
+async function token(res, f) {
 	if (mode === "hang_token")
 		return; // never answered
 	if (f.get("grant_type") === "authorization_code") {
@@ -107,6 +120,14 @@ function token(res, f) {
 	}
 	if (f.get("grant_type") === "refresh_token") {
 		stats.refresh++;
+		if (refreshDelay > 0) {
+			stats.refresh_inflight++;
+			await new Promise((done) => {
+				const t = setTimeout(done, refreshDelay);
+				releases.push(() => { clearTimeout(t); done(); });
+			});
+			stats.refresh_inflight--;
+		}
 		const r = refreshTokens.get(f.get("refresh_token") ?? "");
 		if (r && r.used)
 			stats.refresh_reused++;
@@ -122,6 +143,8 @@ function mcpServer(tok) {
 	const server = new McpServer({ name: "oauth-test", version: "1.0.0" });
 	server.registerTool("whoami", { description: "Which token this call carried." },
 		async () => ({ content: [{ type: "text", text: `token ${tok.serial}` }] }));
+	server.registerTool("admin", { description: "Needs the scope admin." },
+		async () => ({ content: [{ type: "text", text: `admin with token ${tok.serial}` }] }));
 	server.registerTool("echo", { description: "Echo the message back.",
 		inputSchema: { message: z.string() } },
 		async ({ message }) => ({ content: [{ type: "text", text: message }] }));
@@ -133,20 +156,28 @@ async function mcp(req, res) {
 		stats.mcp_get++;
 	const auth = req.headers.authorization ?? "";
 	const tok = auth.startsWith("Bearer ") ? tokens.get(auth.slice(7)) : undefined;
+	const prm = `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`;
 	if (!tok || tok.expires < Date.now()) {
 		stats.mcp_401++;
 		const err = auth ? ', error="invalid_token"' : "";
-		res.writeHead(401, { "WWW-Authenticate":
-			`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="mcp"${err}` });
+		res.writeHead(401, { "WWW-Authenticate": `Bearer ${prm}, scope="mcp"${err}` });
 		return res.end();
 	}
 	if (req.method !== "POST")
 		return res.writeHead(405).end();
+	const msg = JSON.parse(await body(req));
+	if (msg.method === "tools/call" && msg.params?.name === "admin" &&
+	    !tok.scope.split(" ").includes("admin")) {
+		stats.mcp_403++;
+		res.writeHead(403, { "WWW-Authenticate":
+			`Bearer error="insufficient_scope", scope="mcp admin", ${prm}` });
+		return res.end();
+	}
 	const server = mcpServer(tok);
 	const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
 	res.on("close", () => { transport.close(); server.close(); });
 	await server.connect(transport);
-	await transport.handleRequest(req, res, JSON.parse(await body(req)));
+	await transport.handleRequest(req, res, msg);
 }
 
 async function handle(req, res) {
@@ -171,6 +202,17 @@ async function handle(req, res) {
 		return token(res, new URLSearchParams(await body(req)));
 	if (url.pathname === "/_stats")
 		return json(res, 200, stats);
+	if (url.pathname === "/_expire" && req.method === "POST") {
+		for (const t of tokens.values())
+			t.expires = 0;
+		return json(res, 200, {});
+	}
+	if (url.pathname === "/_release" && req.method === "POST") {
+		const held = releases;
+		releases = [];
+		held.forEach((release) => release());
+		return json(res, 200, { released: held.length });
+	}
 	if (url.pathname === "/_revoke" && req.method === "POST") {
 		tokens.clear();
 		refreshTokens.clear();
