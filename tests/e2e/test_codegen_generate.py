@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from conftest import CATALOGS, TEST_SERVERS, node22
-from conftest_http import PROBE, http_server
-from conftest_codegen import (LOADER, Bridge, clean_env, hostile_servers, mypy_cache,
+from conftest_codegen import (ESBUILD, LOADER, Bridge, clean_env, hostile_servers, mypy_cache,
                               reference_servers, run_mypy, run_pyright, run_tsc, tree_files)
+from conftest_http import PROBE, http_server
 
 __all__ = ["http_server", "mypy_cache"]  # fixtures: imported so pytest finds them
 
@@ -336,3 +336,51 @@ def test_generated_functions_call_real_tools(mcpfs, tmp_path):
     finally:
         bridge.stop()
 
+
+# A program as a bundler user writes it: imports without extensions, a
+# server's folder as a module, one tool file by name.
+TS_BUNDLED = r'''
+import * as ev from "./tree/servers/everything";
+import { get_sum } from "./tree/servers/everything/get_sum";
+import { fails } from "./tree/servers/hostile/index.ts";
+import { McpToolError } from "./tree/servers/_runtime";
+const out: Record<string, unknown> = {};
+out.sum = await ev.get_sum({ a: 2, b: 3 });
+out.direct = await get_sum({ a: 4, b: 5 });
+out.structured = Object.keys(await ev.get_structured_content({ location: "Chicago" })).sort();
+try {
+	await fails();
+} catch (e) {
+	if (e instanceof McpToolError) out.error = [e.tool, e.server];
+}
+console.log(JSON.stringify(out));
+'''
+
+
+def test_esbuild_bundle_of_a_generated_tree_calls_real_tools(mcpfs, tmp_path):
+    """Issue 23: the tree's relative imports resolve in a common bundler, and
+    the bundle, run by plain node with no loader and no tree beside it,
+    calls the real server through `mcpfs bridge`."""
+    mcpfs.write_config({"everything": reference_servers(tmp_path)["everything"],
+                        "hostile": hostile_servers()["hostile"]})
+    generate(mcpfs, tmp_path / "tree")
+    (tmp_path / "main.ts").write_text(TS_BUNDLED)
+    bundle = tmp_path / "dist" / "main.mjs"
+    p = subprocess.run([str(ESBUILD), "main.ts", "--bundle", "--platform=node",
+                        "--format=esm", "--log-level=warning", f"--outfile={bundle}"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    code = bundle.read_text()
+    assert "get_structured_content" in code and "McpToolError" in code
+    (tmp_path / "tree").rename(tmp_path / "moved")  # the bundle needs none of it
+    bridge = Bridge(mcpfs, tmp_path)
+    try:
+        p = subprocess.run(["node", str(bundle)], cwd=tmp_path / "dist", capture_output=True,
+                           text=True, env=clean_env(bridge.env), timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert json.loads(p.stdout) == {
+            "sum": "The sum of 2 and 3 is 5.", "direct": "The sum of 4 and 5 is 9.",
+            "structured": ["conditions", "humidity", "temperature"],
+            "error": ["fails", "hostile"]}
+    finally:
+        bridge.stop()
