@@ -17,6 +17,7 @@
 
 #include "../codegen/codegen.h"
 #include "../common/fsx.h"
+#include "../common/strmap.h"
 #include "../fusefs/mount.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
@@ -29,14 +30,11 @@
  * RUN_MAX_TIMEOUT_S at most. The hour is for clocks and slow starts. */
 #define RUN_TREE_SWEEP_AGE_S (RUN_TREE_MAX_AGE_S + RUN_MAX_TIMEOUT_S + 3600)
 
-static uint64_t fnv(uint64_t h, const char *s)
+/* One field of the key, its NUL included as a separator: "ab","c" differs
+ * from "a","bc". NULL counts as "". */
+static uint64_t key_add(uint64_t h, const char *s)
 {
-	for (; s && *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	h ^= 0xff; /* field separator: "ab","c" differs from "a","bc" */
-	return h * 0x100000001b3ull;
+	return s ? strhash_add(h, s, strlen(s) + 1) : strhash_add(h, "", 1);
 }
 
 /* The cache key: whatever changes the tree's bytes short of a catalog change.
@@ -44,7 +42,7 @@ static uint64_t fnv(uint64_t h, const char *s)
  * codegen, another bridge protocol) must not reuse an older one's tree. */
 static uint64_t tree_key(const struct config *cfg)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = STRHASH_INIT;
 	struct stat self;
 	char id[128];
 	size_t i, k;
@@ -53,17 +51,17 @@ static uint64_t tree_key(const struct config *cfg)
 		snprintf(id, sizeof(id), "%ju:%ju:%jd.%09ld:%jd", (uintmax_t)self.st_dev,
 			 (uintmax_t)self.st_ino, (intmax_t)self.st_mtim.tv_sec,
 			 self.st_mtim.tv_nsec, (intmax_t)self.st_size);
-		h = fnv(h, id);
+		h = key_add(h, id);
 	}
-	h = fnv(h, cfg->origin);
+	h = key_add(h, cfg->origin);
 	for (i = 0; i < cfg->nservers; i++) {
 		const struct server_config *sc = &cfg->servers[i];
 
-		h = fnv(h, sc->name);
-		h = fnv(h, sc->command);
-		h = fnv(h, sc->url);
+		h = key_add(h, sc->name);
+		h = key_add(h, sc->command);
+		h = key_add(h, sc->url);
 		for (k = 0; k < sc->nargs; k++)
-			h = fnv(h, sc->args[k]);
+			h = key_add(h, sc->args[k]);
 	}
 	return h;
 }

@@ -186,17 +186,11 @@ def search_tools(query: str, detail: _t.Literal["name", "summary", "full"] = "su
     try other words. With regex=True, `query` is a regular expression
     matched against names, titles and descriptions.
     """
-    result: object = _request("tools/search", {"query": query, "detail": detail,
-                                               "limit": limit, "regex": regex})
-    found: object = (_t.cast(dict[str, object], result).get("results")
-                     if isinstance(result, dict) else None)
-    if not isinstance(found, list):
+    reply = _as_dict(_request("tools/search", {"query": query, "detail": detail,
+                                               "limit": limit, "regex": regex})) or {}
+    if not isinstance(reply.get("results"), list):
         raise McpBridgeError("tools/search: the reply has no results")
-    out: list[dict[str, _t.Any]] = []
-    for item in _t.cast(list[object], found):
-        if isinstance(item, dict):
-            out.append(_t.cast(dict[str, _t.Any], item))
-    return out
+    return _dicts(reply["results"])
 
 
 def set_checkpoint(step: int, last_task: str, context: dict[str, _t.Any] | None = None) -> None:

@@ -18,6 +18,8 @@ REPO = Path(__file__).resolve().parent.parent
 SERVERS_NM = REPO / "servers" / "node_modules" / "@modelcontextprotocol"
 TESTS_NM = REPO / "tests" / "node" / "node_modules"
 TEST_SERVERS = REPO / "tests" / "node" / "servers"
+# Real servers' recorded catalogs, beside the clone (not in it).
+CATALOGS = REPO.parent / "shared" / "catalog"
 BUILDS = {"plain": REPO / "build" / "mcpfs", "asan": REPO / "build-asan" / "mcpfs"}
 
 EVERYTHING = str(SERVERS_NM / "server-everything" / "dist" / "index.js")

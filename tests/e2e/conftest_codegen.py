@@ -15,6 +15,7 @@ from conftest import (EVERYTHING, FILESYSTEM, MEMORY, REPO, SEQTHINK, TEST_SERVE
 MYPY = ["/usr/bin/python3", "-m", "mypy"]
 TSC = TESTS_NM / ".bin" / "tsc"
 PYRIGHT = TESTS_NM / ".bin" / "pyright"
+ESBUILD = TESTS_NM / ".bin" / "esbuild"
 LOADER = REPO / "executor" / "runtime" / "register.mjs"
 HOSTILE = str(TEST_SERVERS / "hostile.mjs")
 

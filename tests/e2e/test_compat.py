@@ -128,6 +128,24 @@ def test_imports_in_mcpfs_own_config(mcpfs, tmp_path):
     assert "imports[0]: no config of 'windsurf' found" in p.stderr
 
 
+def test_servers_says_which_config_it_used(mcpfs, tmp_path):
+    """Without a config the demo servers no longer appear silently: the last
+    line of `mcpfs servers` names the config in use, whichever it is."""
+    home, project = host_files(tmp_path)
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": ""}
+    hint = " (sources: 'mcpfs config')"
+
+    def last_line(*args, cwd):
+        p = mcpfs.run(*args, "servers", config=False, env=env, cwd=cwd, timeout=180)
+        return p.stdout.strip().splitlines()[-1]
+
+    assert last_line(cwd=project) == "config: (embedded default)" + hint
+    desk = home / ".config" / "Claude" / "claude_desktop_config.json"
+    assert last_line("--config", desk, cwd=project) == f"config: {desk}{hint}"
+    (project / "mcpfs.json").write_text(json.dumps({"imports": ["claude-code"]}))
+    assert last_line(cwd=project) == "config: mcpfs.json" + hint
+
+
 # --- servers that misbehave a little ----------------------------------------
 
 

@@ -25,14 +25,20 @@ def test_mount_is_lazy(mounted):
     slow = {"command": "sh", "args": ["-c", f'sleep 2; exec node "$0" "$1"', DYNAMIC,
                                       str(mounted.state)],
             "connect_timeout": 20}
-    _, took = timed(lambda: mounted.start(servers={"slow": slow}))
-    assert took < 5, f"mount returned after {took:.1f} s"
-    top, took = timed(lambda: (mounted.point / "README.md").read_text())
-    assert "slow" in top and took < 0.5, took
-    names, took = timed(lambda: os.listdir(mounted.point / "servers"))
-    assert "slow" in names and took < 0.5, took
+    # Lazy whatever the machine's load: after the mount returned and the top
+    # was read and listed, the server (found by its command line, the shell
+    # that sleeps included) has not been started, so none of these waited
+    # for it. The times are printed, not asserted.
+    _, mount_s = timed(lambda: mounted.start(servers={"slow": slow}))
+    assert not mounted.server_pids(), mounted.server_pids()
+    top, top_s = timed(lambda: (mounted.point / "README.md").read_text())
+    assert "slow" in top
+    names, list_s = timed(lambda: os.listdir(mounted.point / "servers"))
+    assert "slow" in names
     # Nothing started the server yet: only its folder's contents do.
     assert not mounted.server_pids(), mounted.server_pids()
+    print(f"mount returned in {mount_s:.2f} s, README read in {top_s * 1000:.0f} ms, "
+          f"servers/ listed in {list_s * 1000:.0f} ms")
     listing, took = timed(lambda: os.listdir(mounted.point / "servers" / "slow"))
     assert "echo.py" in listing, listing
     assert 1.5 < took < 20, f"the folder answered after {took:.1f} s"
