@@ -151,6 +151,10 @@ int main(int argc, char **argv)
 	    {"- field weights", SEARCH_F_WEIGHTS},
 	    {"- first sentence", SEARCH_F_FIRST},
 	    {"- parameters", SEARCH_F_PARAMS},
+	    {"- two-word verbs", SEARCH_F_PHRASES},
+	    {"- values weigh less", SEARCH_F_VALUES},
+	    {"- acts weigh half", SEARCH_F_ACTS},
+	    {"- floor per query", SEARCH_F_GATE},
 	    {"- score floor", SEARCH_F_THRESHOLD},
 	    {"plain BM25", SEARCH_F_ALL & ~SEARCH_F_PARAMS & ~SEARCH_F_THRESHOLD},
 	};
@@ -166,8 +170,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < (size_t)nq; i++) {
-		const char *base = strrchr(argv[i + 1], '/') ? strrchr(argv[i + 1], '/') + 1
-							       : argv[i + 1];
+		const char *base =
+		    strrchr(argv[i + 1], '/') ? strrchr(argv[i + 1], '/') + 1 : argv[i + 1];
 		struct q *qs;
 		size_t n = load_queries(argv[i + 1], &qs);
 
@@ -188,8 +192,7 @@ int main(int argc, char **argv)
 		ix = load(f ? f : SEARCH_F_PARAMS, argv + 1 + nq, argc - 1 - nq);
 		printf("%s\n", variants[i].label);
 		for (j = 0; j < nsets; j++)
-			eval(ix, &sets[j],
-			     i == 0 && verbose && !strcmp(verbose, sets[j].label));
+			eval(ix, &sets[j], i == 0 && verbose && !strcmp(verbose, sets[j].label));
 		search_index_free(ix);
 	}
 	return 0;
