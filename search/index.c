@@ -21,18 +21,33 @@ enum field { F_SERVER, F_NAME, F_TITLE, F_FIRST, F_REST, F_PNAME, F_PDESC, NFIEL
 static const float field_weight[NFIELDS] = {1.0f, 3.0f, 2.0f, 2.0f, 0.5f, 1.0f, 0.5f};
 static const float field_b[NFIELDS] = {0.3f, 0.3f, 0.5f, 0.75f, 0.75f, 0.5f, 0.75f};
 
-#define K1 1.2f
+/* Saturation: higher than the usual 1.2, so that a word in a tool's name
+ * (weight 3) outscores the same word in another tool's parameters by more
+ * (measured: +0.01 to +0.03 recall@3, BENCHMARKS.md). */
+#define K1 2.0f
 #define SYNONYM_WEIGHT 0.4f
-/* A query term no tool has (a person's name, a place) counts this share of
- * the weight of a term that is in the vocabulary but rare. */
-#define UNKNOWN_SHARE 0.6f
-/* A result must have matched this share of the query's weight. */
-#define CONF_MIN 0.25f
-/* A query term found only past the description's first sentence (or in
- * parameters) counts this share towards the floor: tools that mention a
- * word in passing are no answer to a query about it. */
-#define WEAK_STRENGTH 0.6f
 #define QUERY_TERMS_MAX 64
+
+/* The floor. Each query term weighs its IDF; a tool matched the share
+ * ("conf") of the query's weight it has, a term found past the first
+ * sentence counting WEAK_STRENGTH of its weight and a synonym
+ * SYNONYM_WEIGHT. */
+#define WEAK_STRENGTH 0.6f
+/* A query term no tool has ("dishwasher") weighs as much as the rarest
+ * term: no tool does what it names. */
+#define UNKNOWN_SHARE 1.0f
+/* Unless it looks like a value (SEARCH_F_VALUES): a number, a capitalised
+ * name, the topic after "about"; those say what to work on, not what to do. */
+#define VALUE_SHARE 0.5f
+/* An act ("create", "apply") weighs half (SEARCH_F_ACTS): many tools
+ * share their acts, and a query's thing is what a tool must know. */
+#define ACT_SHARE 0.5f
+/* Some tool among the best GATE_K by score must have matched CONF_MIN of the
+ * query's weight, else nothing fits (SEARCH_F_GATE); then results below
+ * CONF_RESULT are dropped. */
+#define GATE_K 5
+#define CONF_MIN 0.25f
+#define CONF_RESULT 0.1f
 
 /* One term of one doc while the doc is indexed. */
 struct occ {
@@ -127,12 +142,13 @@ static long term_intern(struct search_index *ix, const char *s, size_t n)
 	return (long)ix->nterms++;
 }
 
-static int on_term(void *ctx, const char *term, size_t len)
+static int on_term(void *ctx, const char *term, size_t len, unsigned flags)
 {
 	struct builder *b = ctx;
 	struct occ *o;
 	long t;
 
+	(void)flags;
 	b->flen[b->field]++;
 	if (b->count_only)
 		return 0;
@@ -157,7 +173,11 @@ static void add_text(struct builder *b, int field, const char *s, size_t n)
 		return;
 	b->field = (uint8_t)field;
 	/* Lengths do not depend on stems: pass one skips them. */
-	search_terms(s, n, !b->count_only && (b->ix->features & SEARCH_F_STEM), true, on_term, b);
+	search_terms(
+	    s, n,
+	    SEARCH_TEXT_STOP | (b->ix->features & SEARCH_F_PHRASES ? SEARCH_TEXT_PHRASES : 0) |
+		(!b->count_only && (b->ix->features & SEARCH_F_STEM) ? SEARCH_TEXT_STEM : 0),
+	    on_term, b);
 }
 
 static void add_str(struct builder *b, int field, json_t *v)
@@ -283,18 +303,14 @@ static void index_clear(struct search_index *ix)
 	free(ix->terms);
 	free(ix->table);
 	free(ix->docs);
-	free(ix->score);
-	free(ix->mass);
-	free(ix->nmatch);
-	free(ix->stamp);
+	free(ix->acc);
 	free(ix->touched);
 	cg_root_free(ix->root);
 	ix->terms = NULL;
 	ix->table = NULL;
 	ix->docs = NULL;
-	ix->score = ix->mass = NULL;
-	ix->nmatch = NULL;
-	ix->stamp = ix->touched = NULL;
+	ix->acc = NULL;
+	ix->touched = NULL;
 	ix->root = NULL;
 	ix->nterms = ix->terms_cap = ix->table_size = ix->ndocs = ix->ntouched = 0;
 }
@@ -382,12 +398,9 @@ int search_build(struct search_index *ix)
 
 		ix->terms[i].idf = logf(1 + (n - df + 0.5f) / (df + 0.5f));
 	}
-	ix->score = calloc(ix->ndocs + 1, sizeof(*ix->score));
-	ix->mass = calloc(ix->ndocs + 1, sizeof(*ix->mass));
-	ix->nmatch = calloc(ix->ndocs + 1, sizeof(*ix->nmatch));
-	ix->stamp = calloc(ix->ndocs + 1, sizeof(*ix->stamp));
+	ix->acc = calloc(ix->ndocs + 1, sizeof(*ix->acc));
 	ix->touched = calloc(ix->ndocs + 1, sizeof(*ix->touched));
-	if (!ix->score || !ix->mass || !ix->nmatch || !ix->stamp || !ix->touched)
+	if (!ix->acc || !ix->touched)
 		goto out;
 	ix->epoch = 0;
 	ix->dirty = false;
@@ -405,6 +418,7 @@ struct qterm {
 	char s[SEARCH_TERM_MAX + 1]; /* the term */
 	long term;		     /* index, or -1 when no tool has it */
 	float idf;		     /* its weight in the query's total */
+	unsigned flags;		     /* enum search_term_flag */
 };
 
 /* A term scored on behalf of a query term: a synonym. */
@@ -425,7 +439,7 @@ struct query {
 	size_t nx;
 };
 
-static int on_qterm(void *ctx, const char *word, size_t len)
+static int on_qterm(void *ctx, const char *word, size_t len, unsigned flags)
 {
 	struct query *q = ctx;
 	char term[SEARCH_TERM_MAX + 1];
@@ -441,36 +455,49 @@ static int on_qterm(void *ctx, const char *word, size_t len)
 		return 1;
 	memcpy(q->t[q->n].s, term, tlen + 1);
 	q->t[q->n].term = term_find(q->ix, term, tlen, hash_str(term, tlen));
+	q->t[q->n].flags = flags;
 	q->n++;
 	return 0;
 }
 
-static void touch(struct search_index *ix, uint32_t d)
-{
-	if (ix->score[d] == 0 && ix->mass[d] == 0)
-		ix->touched[ix->ntouched++] = d;
-}
-
-/* Score the postings of term @t at weight @w; credit the query term being
- * scored (q->cur) once per doc, by the first of its terms to reach it (the
- * term itself comes first). */
+/* Score the postings of term @t at weight @w on behalf of the query term
+ * being scored (q->cur): each doc keeps the best of that query term's terms. */
 static void score_term(struct query *q, const struct search_term *t, float w)
 {
 	struct search_index *ix = q->ix;
-	uint32_t i, d, mark = ix->epoch + (uint32_t)q->cur;
-	float tf;
+	uint32_t i, mark = ix->epoch + (uint32_t)q->cur;
+	struct search_acc *a;
+	float tf, s, m;
+	uint8_t nm;
 
 	for (i = 0; i < t->n; i++) {
-		d = t->p[i].doc;
+		a = &ix->acc[t->p[i].doc];
+		if (!a->touched) {
+			a->touched = true;
+			ix->touched[ix->ntouched++] = t->p[i].doc;
+		}
+		if (a->stamp != mark) {
+			a->stamp = mark;
+			a->qscore = a->qmass = 0;
+			a->qnm = 0;
+		}
 		tf = t->p[i].tf;
-		touch(ix, d);
-		ix->score[d] += w * t->idf * tf * (K1 + 1) / (tf + K1);
-		if (ix->stamp[d] != mark) {
-			ix->stamp[d] = mark;
-			ix->mass[d] += w * t->p[i].strength * q->t[q->cur].idf;
-			/* A word of the query in the tool's name or title
-			 * says as much as two elsewhere. */
-			ix->nmatch[d] += w == 1.0f && t->p[i].named ? 2 : 1;
+		s = w * t->idf * tf * (K1 + 1) / (tf + K1);
+		m = w * t->p[i].strength * q->t[q->cur].idf;
+		/* A word of the query in the tool's name or title says as
+		 * much as two elsewhere. */
+		nm = w == 1.0f && t->p[i].named ? 2 : 1;
+		if (s > a->qscore) {
+			a->score += s - a->qscore;
+			a->qscore = s;
+		}
+		if (m > a->qmass) {
+			a->mass += m - a->qmass;
+			a->qmass = m;
+		}
+		if (nm > a->qnm) {
+			a->nmatch += nm - a->qnm;
+			a->qnm = nm;
 		}
 	}
 }
@@ -540,50 +567,79 @@ static size_t rank_insert(struct search_hit *best, size_t n, size_t cap, struct 
 	return n;
 }
 
+/* The query terms' weights in the floor (q->t[].idf) and their total. */
+static void weigh(struct query *q)
+{
+	const struct search_index *ix = q->ix;
+	float maxidf = logf(1 + ((float)ix->ndocs + 0.5f) / 0.5f);
+	struct qterm *t;
+	size_t i;
+
+	for (i = 0; i < q->n; i++) {
+		t = &q->t[i];
+		if (t->term >= 0)
+			t->idf = ix->terms[t->term].idf;
+		else if ((ix->features & SEARCH_F_VALUES) &&
+			 (t->flags & (SEARCH_TERM_DIGIT | SEARCH_TERM_CAP | SEARCH_TERM_ARG)))
+			t->idf = VALUE_SHARE * maxidf;
+		else
+			t->idf = UNKNOWN_SHARE * maxidf;
+		if ((ix->features & SEARCH_F_ACTS) && search_synonyms_act(ix->syn, t->s))
+			t->idf *= ACT_SHARE;
+		q->total += t->idf;
+	}
+}
+
 /* Rank the query's terms. Fills @hits best first (at most @cap); returns
- * their count. @closest gets up to @cap candidates regardless of the floor. */
+ * their count. @closest gets up to @ccap candidates regardless of the
+ * floor. */
 static size_t search_rank(struct search_index *ix, const char *text, size_t *nterms,
 			  struct search_hit *hits, size_t cap, struct search_hit *closest,
-			  size_t *nclosest)
+			  size_t ccap, size_t *nclosest)
 {
+	const bool fl = ix->features & SEARCH_F_THRESHOLD, gate = ix->features & SEARCH_F_GATE;
 	struct query q = {.ix = ix};
-	float maxidf = logf(1 + ((float)ix->ndocs + 0.5f) / 0.5f);
 	size_t i, n = 0, nc = 0;
-	uint32_t d;
+	struct search_acc *a;
+	struct search_hit h;
+	float best = 0;
 
-	search_terms(text, strlen(text), false, true, on_qterm, &q);
+	search_terms(text, strlen(text),
+		     SEARCH_TEXT_STOP | (ix->features & SEARCH_F_PHRASES ? SEARCH_TEXT_PHRASES : 0),
+		     on_qterm, &q);
 	*nterms = q.n;
-	for (i = 0; i < q.n; i++) {
-		q.t[i].idf = q.t[i].term >= 0 ? ix->terms[q.t[i].term].idf : UNKNOWN_SHARE * maxidf;
-		q.total += q.t[i].idf;
-	}
+	weigh(&q);
 	/* Fresh stamps: epochs step by the most terms a query has. */
 	if (ix->epoch > UINT32_MAX - 2 * QUERY_TERMS_MAX) {
-		memset(ix->stamp, 0, ix->ndocs * sizeof(*ix->stamp));
+		for (i = 0; i < ix->ndocs; i++)
+			ix->acc[i].stamp = 0;
 		ix->epoch = 0;
 	}
 	ix->epoch += QUERY_TERMS_MAX;
 	for (q.cur = 0; q.cur < q.n; q.cur++)
 		score_qterm(&q);
 	for (i = 0; i < ix->ntouched; i++) {
-		struct search_hit h;
-
-		d = ix->touched[i];
-		h.doc = d;
-		h.score = ix->score[d];
-		h.conf = q.total > 0 ? ix->mass[d] / q.total : 0;
+		h.doc = ix->touched[i];
+		a = &ix->acc[h.doc];
+		h.score = a->score;
+		h.conf = q.total > 0 ? a->mass / q.total : 0;
 		/* One word of several is a coincidence, not a fit. */
-		if (q.n >= 2 && ix->nmatch[d] < 2)
+		if (q.n >= 2 && a->nmatch < 2)
 			h.conf = 0;
-		ix->score[d] = ix->mass[d] = 0;
-		ix->nmatch[d] = 0;
-		nc = rank_insert(closest, nc, cap, h);
-		if (!(ix->features & SEARCH_F_THRESHOLD) || h.conf >= CONF_MIN)
+		a->score = a->mass = 0;
+		a->nmatch = 0;
+		a->touched = false;
+		nc = rank_insert(closest, nc, ccap, h);
+		if (!fl || h.conf >= (gate ? CONF_RESULT : CONF_MIN))
 			n = rank_insert(hits, n, cap, h);
 	}
 	ix->ntouched = 0;
 	*nclosest = nc;
-	return n;
+	/* The floor decides once for the query, on the best few by score:
+	 * one tool that fits makes its neighbours worth showing. */
+	for (i = 0; i < n && i < GATE_K; i++)
+		best = hits[i].conf > best ? hits[i].conf : best;
+	return fl && gate && best < CONF_MIN ? 0 : n;
 }
 
 /* --- the public functions --- */
@@ -759,7 +815,8 @@ json_t *search_query(struct search_index *ix, const char *query, const struct se
 		limit = SEARCH_LIMIT_MAX;
 	if (search_query_check(query, err))
 		return NULL;
-	hits = calloc(limit, sizeof(*hits));
+	/* The floor looks at the best GATE_K whatever the limit. */
+	hits = calloc(limit > GATE_K ? limit : GATE_K, sizeof(*hits));
 	closest = calloc(limit, sizeof(*closest));
 	if (!hits || !closest) {
 		free(hits);
@@ -778,7 +835,10 @@ json_t *search_query(struct search_index *ix, const char *query, const struct se
 			goto out;
 		n = (size_t)got;
 	} else {
-		n = search_rank(ix, query, &nterms, hits, limit, closest, &nc);
+		n = search_rank(ix, query, &nterms, hits, limit > GATE_K ? limit : GATE_K, closest,
+				limit, &nc);
+		if (n > limit)
+			n = limit;
 	}
 	out = json_object();
 	arr = json_array();

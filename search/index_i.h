@@ -39,6 +39,20 @@ struct search_term {
 	uint32_t n, cap;
 };
 
+/* What a query has found in one doc so far. A query term counts once per
+ * doc, by the best of its own term and its expansions: the q* members hold
+ * that best while the term is scored (stamp tells whose they are). */
+struct search_acc {
+	float score;	 /* the BM25F score */
+	float mass;	 /* the query's weight the doc matched */
+	float qscore;	 /* the current query term's share of score */
+	float qmass;	 /* and of mass */
+	uint32_t stamp;	 /* epoch + query term whose q* these are */
+	uint16_t nmatch; /* query terms matched; one in the name or title counts 2 */
+	uint8_t qnm;	 /* the current query term's share of nmatch */
+	bool touched;
+};
+
 /* A candidate in the ranking. */
 struct search_hit {
 	uint32_t doc;
@@ -63,9 +77,8 @@ struct search_index {
 	struct cg_root *root; /* the servers' folder names, for detail "full" */
 
 	/* A query's scratch, one per doc, kept between queries. */
-	float *score, *mass;
-	uint16_t *nmatch; /* query terms (or their synonyms) each doc matched */
-	uint32_t *stamp, *touched;
+	struct search_acc *acc;
+	uint32_t *touched;
 	size_t ntouched;
 	uint32_t epoch;
 };

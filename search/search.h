@@ -1,13 +1,23 @@
 /* Tool search: one index over the tools of every server, ranked with BM25F
- * (BM25 over weighted fields), a score floor so that a query no tool fits
- * returns nothing, and a regex mode (pcre2, with match limits).
+ * (BM25 over weighted fields), a floor so that a query no tool fits returns
+ * nothing, and a regex mode (pcre2, with match limits).
  *
  * Fields and weights: the tool name split into words (snake, kebab,
  * camelCase) 3, the title 2, the description's first sentence 2 and the rest
- * 1, the server name 1, parameter names 1 and their descriptions 0.5. Words
- * are lowercased, stemmed lightly and looked up with a small synonym table
- * (search/synonyms.c). Results come best first, ties in (server, tool)
- * order, so the same index and query always give the same answer.
+ * 0.5, the server name 1, parameter names 1 and their descriptions 0.5. Words
+ * are lowercased, stemmed lightly, two-word verbs joined ("log in": "login")
+ * and query words looked up in a table of related words (search/synonyms.c)
+ * at 0.4 of their weight, each query word counting once, by its best match.
+ * The table is general vocabulary of software and tool catalogs, acts
+ * ("delete", "remove", "erase") and things ("issue", "ticket", "bug"); a
+ * lexical database (WordNet) measured worse: its everyday senses match
+ * too much (BENCHMARKS.md). The floor is decided per query on the best five
+ * by score: one must cover a quarter of the query's IDF-weighted words, where
+ * a word no tool has weighs most and values and acts less (search/index.c).
+ * What each part adds, measured on task-worded queries and on queries held
+ * back from tuning: BENCHMARKS.md, "tool search (issue 20)". Results come
+ * best first, ties in (server, tool) order, so the same index and query
+ * always give the same answer.
  *
  * Thread safety: every function may be called from any thread; one lock per
  * index (a query holds it for its whole run, well under a millisecond at
@@ -42,7 +52,11 @@ enum search_feature {
 	SEARCH_F_FIRST = 1u << 3,     /* the description's first sentence a field */
 	SEARCH_F_PARAMS = 1u << 4,    /* parameter names and descriptions indexed */
 	SEARCH_F_THRESHOLD = 1u << 5, /* the floor for queries no tool fits */
-	SEARCH_F_ALL = (1u << 6) - 1,
+	SEARCH_F_PHRASES = 1u << 6,   /* two-word verbs joined ("log in": "login") */
+	SEARCH_F_VALUES = 1u << 7,    /* values (numbers, names) weigh less in the floor */
+	SEARCH_F_ACTS = 1u << 8,      /* acts ("create") weigh half in the floor */
+	SEARCH_F_GATE = 1u << 9,      /* the floor decides per query, not per tool */
+	SEARCH_F_ALL = (1u << 10) - 1,
 };
 
 struct search_opts {

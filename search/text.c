@@ -10,22 +10,34 @@
 /* Sorted: looked up with bsearch. Words that carry no task in a request
  * ("please", "want") or that every tool description uses ("tool"). */
 static const char *const stopwords[] = {
-    "a",     "about",  "after",	 "all",	  "also",  "am",       "an",	  "and",       "any",
-    "are",   "as",     "at",	 "be",	  "been",  "but",      "by",	  "can",       "could",
-    "do",    "does",   "doing",	 "done",  "each",  "else",     "etc",	  "every",     "for",
-    "from",  "get",    "given",	 "got",	  "had",   "has",      "have",	  "he",	       "her",
-    "here",  "him",    "his",	 "how",	  "i",	   "i'd",      "i'm",	  "if",	       "in",
-    "into",  "is",     "it",	 "its",	  "just",  "let",      "lets",	  "like",      "me",
-    "might", "mine",   "more",	 "most",  "much",  "must",     "my",	  "need",      "needs",
-    "no",    "not",    "now",	 "of",	  "on",	   "once",     "one",	  "only",      "or",
-    "other", "our",    "ours",	 "out",	  "over",  "please",   "put",	  "really",    "s",
-    "same",  "she",    "should", "so",	  "some",  "somebody", "someone", "something", "such",
-    "than",  "that",   "the",	 "their", "them",  "then",     "there",	  "these",     "they",
-    "thing", "things", "this",	 "those", "to",	   "too",      "tool",	  "tools",     "up",
-    "us",    "use",    "used",	 "uses",  "using", "very",     "via",	  "want",      "wanted",
-    "was",   "way",    "we",	 "were",  "what",  "when",     "where",	  "whether",   "which",
-    "while", "who",    "whose",	 "why",	  "will",  "with",     "within",  "without",   "would",
-    "you",   "your",   "yours",
+    "a",	  "able",    "about",	  "actually", "after",	    "again",	 "all",
+    "already",	  "also",    "always",	  "am",	      "an",	    "and",	 "another",
+    "any",	  "anyone",  "anything",  "are",      "aren",	    "as",	 "at",
+    "be",	  "been",    "but",	  "by",	      "called",	    "can",	 "certain",
+    "containing", "could",   "currently", "d",	      "didn",	    "do",	 "does",
+    "doesn",	  "doing",   "don",	  "done",     "each",	    "else",	 "entire",
+    "etc",	  "every",   "few",	  "for",      "from",	    "get",	 "give",
+    "given",	  "go",	     "going",	  "got",      "had",	    "happen",	 "has",
+    "have",	  "he",	     "her",	  "here",     "hey",	    "hi",	 "him",
+    "his",	  "how",     "i",	  "if",	      "in",	    "into",	 "is",
+    "isn",	  "it",	     "its",	  "just",     "kindly",	    "know",	 "let",
+    "lets",	  "like",    "ll",	  "m",	      "maybe",	    "me",	 "mentioning",
+    "might",	  "mine",    "more",	  "most",     "much",	    "must",	 "my",
+    "named",	  "need",    "needs",	  "no",	      "not",	    "now",	 "of",
+    "okay",	  "on",	     "once",	  "one",      "only",	    "or",	 "other",
+    "our",	  "ours",    "out",	  "over",     "particular", "please",	 "possible",
+    "put",	  "quick",   "quickly",	  "re",	      "really",	    "regarding", "right",
+    "s",	  "same",    "several",	  "she",      "should",	    "so",	 "some",
+    "somebody",	  "someone", "something", "specific", "such",	    "sure",	 "t",
+    "tell",	  "than",    "thank",	  "thanks",   "that",	    "the",	 "their",
+    "them",	  "then",    "there",	  "these",    "they",	    "thing",	 "things",
+    "this",	  "those",   "titled",	  "to",	      "too",	    "tool",	 "tools",
+    "try",	  "trying",  "up",	  "us",	      "use",	    "used",	 "uses",
+    "using",	  "ve",	     "very",	  "via",      "want",	    "wanted",	 "was",
+    "wasn",	  "way",     "we",	  "were",     "what",	    "when",	 "where",
+    "whether",	  "which",   "while",	  "who",      "whole",	    "whose",	 "why",
+    "will",	  "with",    "within",	  "without",  "won",	    "would",	 "you",
+    "your",	  "yours",
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -129,39 +141,171 @@ static bool camel_break(const unsigned char *s, size_t i, size_t n)
 	return is_upper(s[i - 1]) && i + 1 < n && is_lower(s[i + 1]);
 }
 
-static int emit(const unsigned char *s, size_t n, bool stem, bool stop, search_term_fn fn,
-		void *ctx)
+/* Words after which the rest of a request names what to work on (a topic,
+ * a name) rather than what to do: "notes about the Berlin office". */
+static const char *const arg_markers[] = {
+    "about", "called", "containing", "mentioning", "named", "regarding", "titled",
+};
+
+static bool arg_marker(const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(arg_markers) / sizeof(arg_markers[0]); i++)
+		if (!strcmp(w, arg_markers[i]))
+			return true;
+	return false;
+}
+
+/* Two-word verbs that name one act, joined before stopwords go ("in", "up"
+ * and "off" are stopwords, and "log" alone is a log). Sorted by the pair. */
+static const struct {
+	const char *a, *b, *as;
+} phrasal[] = {
+    {"add", "up", "sum"},
+    {"back", "up", "backup"},
+    {"clean", "up", "cleanup"},
+    {"how", "big", "size"},
+    {"how", "far", "distance"},
+    {"how", "high", "height"},
+    {"how", "large", "size"},
+    {"how", "long", "duration"},
+    {"how", "many", "count"},
+    {"kick", "off", "start"},
+    {"log", "in", "login"},
+    {"log", "out", "logout"},
+    {"logged", "in", "login"},
+    {"logged", "out", "logout"},
+    {"logging", "in", "login"},
+    {"look", "up", "lookup"},
+    {"merge", "request", "mergerequest"},
+    {"merge", "requests", "mergerequest"},
+    {"pull", "request", "pullrequest"},
+    {"pull", "requests", "pullrequest"},
+    {"roll", "back", "rollback"},
+    {"rolled", "back", "rollback"},
+    {"set", "up", "setup"},
+    {"shut", "down", "shutdown"},
+    {"sign", "in", "login"},
+    {"sign", "out", "logout"},
+    {"sign", "up", "signup"},
+    {"signed", "in", "login"},
+    {"switch", "off", "disable"},
+    {"switch", "on", "enable"},
+    {"turn", "off", "disable"},
+    {"turn", "on", "enable"},
+    {"who", "am", "whoami"},
+    {"work", "item", "workitem"},
+    {"work", "items", "workitem"},
+};
+
+/* The joined word for @a (lowercase) and the word @b (@n bytes, any case),
+ * or NULL. */
+static const char *phrasal_join(const char *a, const unsigned char *b, size_t n)
+{
+	size_t lo = 0, hi = sizeof(phrasal) / sizeof(phrasal[0]), i, j;
+
+	/* The first entry for @a, then its pairs. */
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		if (strcmp(phrasal[i].a, a) < 0)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	for (i = lo; i < sizeof(phrasal) / sizeof(phrasal[0]) && !strcmp(phrasal[i].a, a); i++) {
+		if (strlen(phrasal[i].b) != n)
+			continue;
+		for (j = 0; j < n && (b[j] | 0x20) == phrasal[i].b[j]; j++)
+			;
+		if (j == n)
+			return phrasal[i].as;
+	}
+	return NULL;
+}
+
+struct walk {
+	unsigned how; /* enum search_text */
+	search_term_fn fn;
+	void *ctx;
+	unsigned nwords; /* words seen, stopwords too */
+	bool arg;	 /* past an argument marker */
+	int rc;		 /* the callback's last value */
+};
+
+/* Emit the word @s (@n bytes); @next (@nn bytes, 0 at the end) is the word
+ * after it. Returns 1 when the two were joined (skip @next), 0, or -1 with
+ * the callback's value in wk->rc. */
+static int emit(struct walk *wk, const unsigned char *s, size_t n, const unsigned char *next,
+		size_t nn)
 {
 	char w[SEARCH_TERM_MAX + 1];
+	const char *joined;
+	int joins = 0;
 	size_t i, len = n < SEARCH_TERM_MAX ? n : SEARCH_TERM_MAX;
+	unsigned flags = wk->arg ? SEARCH_TERM_ARG : 0;
 
 	for (i = 0; i < len; i++)
 		w[i] = is_upper(s[i]) ? (char)(s[i] - 'A' + 'a') : (char)s[i];
+	/* "4242", "7am"; not "ec2" or "base64", which name things. */
+	if (is_digit(s[0]))
+		flags |= SEARCH_TERM_DIGIT;
 	w[len] = '\0';
-	if (stop && search_stopword(w))
-		return 0;
-	if (stem)
+	if (nn && (wk->how & SEARCH_TEXT_PHRASES) && (joined = phrasal_join(w, next, nn))) {
+		len = strlen(joined);
+		memcpy(w, joined, len + 1);
+		joins = 1;
+	}
+	/* "Alice" mid-sentence, not "Who" first or "HTML" (an acronym). */
+	if (wk->nwords++ && is_upper(s[0]) && len > 1 && is_lower(s[1]))
+		flags |= SEARCH_TERM_CAP;
+	if ((wk->how & SEARCH_TEXT_STOP) && search_stopword(w)) {
+		/* Every marker is a stopword: look only among them. */
+		wk->arg = wk->arg || arg_marker(w);
+		return joins;
+	}
+	if (wk->how & SEARCH_TEXT_STEM)
 		len = search_stem(w, len);
-	return fn(ctx, w, len);
+	wk->rc = wk->fn(wk->ctx, w, len, flags);
+	return wk->rc ? -1 : joins;
 }
 
-int search_terms(const char *text, size_t n, bool stem, bool stop, search_term_fn fn, void *ctx)
+/* The word at @s[*i] (skipping what is no word): its start, its length in
+ * @n, *i past it; false at the end. */
+static bool next_word(const unsigned char *s, size_t len, size_t *i, size_t *start, size_t *n)
+{
+	while (*i < len && !word_byte(s[*i]))
+		(*i)++;
+	if (*i == len)
+		return false;
+	*start = (*i)++;
+	while (*i < len && word_byte(s[*i]) && !camel_break(s, *i, len))
+		(*i)++;
+	*n = *i - *start;
+	return true;
+}
+
+int search_terms(const char *text, size_t n, unsigned how, search_term_fn fn, void *ctx)
 {
 	const unsigned char *s = (const unsigned char *)text;
-	size_t i = 0, start;
+	struct walk wk = {.how = how, .fn = fn, .ctx = ctx};
+	size_t i = 0, start, len, j, nstart = 0, nlen = 0;
+	bool more = next_word(s, n, &i, &start, &len), has_next;
 	int rc;
 
-	while (i < n) {
-		while (i < n && !word_byte(s[i]))
-			i++;
-		if (i == n)
-			break;
-		start = i++;
-		while (i < n && word_byte(s[i]) && !camel_break(s, i, n))
-			i++;
-		rc = emit(s + start, i - start, stem, stop, fn, ctx);
-		if (rc)
-			return rc;
+	while (more) {
+		j = i;
+		has_next = next_word(s, n, &j, &nstart, &nlen);
+		rc = emit(&wk, s + start, len, s + nstart, has_next ? nlen : 0);
+		if (rc < 0)
+			return wk.rc;
+		if (rc && has_next) /* joined: the next word is spent */
+			more = next_word(s, n, &j, &nstart, &nlen);
+		else
+			more = has_next;
+		i = j;
+		start = nstart;
+		len = nlen;
 	}
 	return 0;
 }

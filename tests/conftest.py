@@ -19,7 +19,7 @@ SERVERS_NM = REPO / "servers" / "node_modules" / "@modelcontextprotocol"
 TESTS_NM = REPO / "tests" / "node" / "node_modules"
 TEST_SERVERS = REPO / "tests" / "node" / "servers"
 # Real servers' recorded catalogs, beside the clone (not in it).
-CATALOGS = REPO.parent / "shared" / "catalog"
+CATALOGS = Path(os.environ.get("MCPFS_SHARED_CATALOG", REPO.parent / "shared" / "catalog"))
 BUILDS = {"plain": REPO / "build" / "mcpfs", "asan": REPO / "build-asan" / "mcpfs"}
 
 EVERYTHING = str(SERVERS_NM / "server-everything" / "dist" / "index.js")

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../search/search.h"
+#include "../../search/synonyms_i.h"
 #include "../../search/text_i.h"
 #include "check.h"
 
@@ -12,14 +13,33 @@ struct terms {
 	char out[512];
 };
 
-static int collect(void *ctx, const char *term, size_t len)
+static int collect(void *ctx, const char *term, size_t len, unsigned flags)
 {
 	struct terms *t = ctx;
 	size_t n = strlen(t->out);
 
 	(void)len;
+	(void)flags;
 	snprintf(t->out + n, sizeof(t->out) - n, "%s%s", n ? " " : "", term);
 	return 0;
+}
+
+/* Each term with its flags: "4242:d alice:c berlin:ac". */
+static int collect_flags(void *ctx, const char *term, size_t len, unsigned flags)
+{
+	struct terms *t = ctx;
+	size_t n = strlen(t->out);
+
+	(void)len;
+	snprintf(t->out + n, sizeof(t->out) - n, "%s%s%s%s%s%s", n ? " " : "", term,
+		 flags ? ":" : "", flags & SEARCH_TERM_ARG ? "a" : "",
+		 flags & SEARCH_TERM_CAP ? "c" : "", flags & SEARCH_TERM_DIGIT ? "d" : "");
+	return 0;
+}
+
+static void on_syn(void *ctx, const char *syn)
+{
+	collect(ctx, syn, strlen(syn), 0);
 }
 
 static const char *terms(const char *s, bool stem, bool stop)
@@ -27,7 +47,8 @@ static const char *terms(const char *s, bool stem, bool stop)
 	static struct terms t;
 
 	t.out[0] = '\0';
-	search_terms(s, strlen(s), stem, stop, collect, &t);
+	search_terms(s, strlen(s), (stem ? SEARCH_TEXT_STEM : 0) | (stop ? SEARCH_TEXT_STOP : 0),
+		     collect, &t);
 	return t.out;
 }
 
@@ -58,6 +79,52 @@ static void test_terms(void)
 		    false));
 	CHECK(!strcmp(terms("pass address status", true, false), "pass address status"),
 	      "no stem: '%s'", terms("pass address status", true, false));
+}
+
+static void test_phrases_and_flags(void)
+{
+	static const struct {
+		const char *in, *want;
+	} joined[] = {
+	    {"log in to the site", "login site"},
+	    {"who am I Logged In as", "whoami login"},
+	    {"add up two numbers", "sum two numbers"},	   /* the table's first pair */
+	    {"comment on work items", "comment workitem"}, /* and its last */
+	    {"turn off the lights", "disable lights"},
+	    {"log the output", "log output"},
+	    {"set", "set"},
+	};
+	static const char flagged[] =
+	    "Kill pid 4242 for Alice, EC2 base64; notes about the Berlin office";
+	static struct terms t;
+	size_t i;
+
+	for (i = 0; i < sizeof(joined) / sizeof(joined[0]); i++) {
+		t.out[0] = '\0';
+		search_terms(joined[i].in, strlen(joined[i].in),
+			     SEARCH_TEXT_STOP | SEARCH_TEXT_PHRASES, collect, &t);
+		CHECK(!strcmp(t.out, joined[i].want), "%s -> '%s'", joined[i].in, t.out);
+	}
+	CHECK(!strcmp(terms("log in to the site", false, true), "log site"), "no phrases: '%s'",
+	      terms("log in to the site", false, true));
+	t.out[0] = '\0';
+	search_terms(flagged, strlen(flagged), SEARCH_TEXT_STOP, collect_flags, &t);
+	CHECK(!strcmp(t.out, "kill pid 4242:d alice:c ec2 base64 notes berlin:ac office:a"),
+	      "flags: '%s'", t.out);
+}
+
+static void test_synonyms(void)
+{
+	struct search_synonyms *s = search_synonyms_new();
+	struct terms t = {{0}};
+
+	/* The table holds stems, as the index does. */
+	CHECK(s && search_synonyms_act(s, "delet") && search_synonyms_act(s, "appli") &&
+		  !search_synonyms_act(s, "file") && !search_synonyms_act(s, "zzz"),
+	      "acts and things");
+	search_synonyms_each(s, "folder", on_syn, &t);
+	CHECK(!strcmp(t.out, "directori dir"), "folder: '%s'", t.out);
+	search_synonyms_free(s);
 }
 
 static void test_stopwords_sorted(void)
@@ -138,6 +205,48 @@ static void test_rank_and_update(void)
 	json_decref(chat);
 }
 
+static size_t nresults(struct search_index *ix, const char *q, size_t limit)
+{
+	struct search_opts o = {.limit = limit};
+	struct err e;
+	json_t *r = search_query(ix, q, &o, &e);
+	size_t n = json_array_size(json_object_get(r, "results"));
+
+	json_decref(r);
+	return n;
+}
+
+/* The floor: a query whose thing no tool knows gets nothing, even when a
+ * tool shares its act; names weigh less than the words of the task; the
+ * answer does not depend on the limit. */
+static void test_floor(void)
+{
+	static const unsigned variants[] = {0, SEARCH_F_ALL & ~SEARCH_F_ACTS,
+					    SEARCH_F_ALL & ~SEARCH_F_VALUES};
+	struct search_index *ix[3];
+	json_t *t = json_pack("[o,o,o,o]", tool("start_process", "Start a new process."),
+			      tool("open_nodes", "Open nodes of the graph by their names."),
+			      tool("list_dir", "List the entries of a folder."),
+			      tool("read_file", "Read a file from disk."));
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		ix[i] = search_index_new(variants[i]);
+		search_index_set(ix[i], "s", t);
+	}
+	CHECK(nresults(ix[0], "start the lawnmower", 5) == 0, "an act alone fits nothing");
+	CHECK(nresults(ix[1], "start the lawnmower", 5) > 0, "acts weighing full: a fit");
+	CHECK(nresults(ix[0], "open the graph nodes of Alice, Bob, Carol and Dave", 5) > 0,
+	      "names weigh less");
+	CHECK(nresults(ix[2], "open the graph nodes of Alice, Bob, Carol and Dave", 5) == 0,
+	      "names weighing full: no fit");
+	CHECK(nresults(ix[0], "read a file", 1) == 1 && nresults(ix[0], "read a file", 5) >= 1,
+	      "limit 1 and 5 agree");
+	for (i = 0; i < 3; i++)
+		search_index_free(ix[i]);
+	json_decref(t);
+}
+
 static void test_bad_queries(void)
 {
 	struct search_index *ix = search_index_new(0);
@@ -162,8 +271,11 @@ static void test_bad_queries(void)
 int main(void)
 {
 	test_terms();
+	test_phrases_and_flags();
+	test_synonyms();
 	test_stopwords_sorted();
 	test_rank_and_update();
+	test_floor();
 	test_bad_queries();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
