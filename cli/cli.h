@@ -22,8 +22,8 @@ struct cli {
 	char root[PATH_MAX];	 /* resolved on first use by cli_root() */
 	struct config cfg;	 /* loaded on first use by cli_config() */
 	bool have_cfg;
-	enum pii_mode pii_mode; /* --pii of exec and call; before cli_hub_new */
-	struct pii_engine *pii; /* made by cli_hub_new; freed by main after the command */
+	enum pii_mode pii_mode;		/* --pii of exec and call; before cli_hub_new */
+	struct pii_engine *pii;		/* made by cli_hub_new; freed by main after the command */
 	struct server_sandbox *sandbox; /* likewise: how the hubs' stdio servers start */
 };
 

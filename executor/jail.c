@@ -390,10 +390,8 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	if (j->pid == 0)
 		_exit(child_main(j));
 	if (j->pid < 0) {
-		err_set(err, EXIT_FAILED,
-			"jail: clone(NEWUSER|NEWPID|NEWNS|%sNEWIPC|NEWUTS): %s",
-			s->share_net ? "" : "NEWNET|",
-			strerror(errno));
+		err_set(err, EXIT_FAILED, "jail: clone(NEWUSER|NEWPID|NEWNS|%sNEWIPC|NEWUTS): %s",
+			s->share_net ? "" : "NEWNET|", strerror(errno));
 		goto out_free;
 	}
 	close(j->sync_sock[0]);

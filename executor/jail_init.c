@@ -38,7 +38,8 @@ static void wipe_args(void)
 	if (fd < 0)
 		return;
 	while ((r = read(fd, buf, sizeof(buf))) > 0) {
-		if (total == 0 && ((size_t)r < first || memcmp(buf, program_invocation_name, first)))
+		if (total == 0 &&
+		    ((size_t)r < first || memcmp(buf, program_invocation_name, first)))
 			break; /* not where we thought: leave it rather than guess */
 		total += (size_t)r;
 	}

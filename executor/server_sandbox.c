@@ -44,8 +44,8 @@
 #define SB_MAX_ENV 64
 
 /* Read-only, for a server on the host's network, where they exist. */
-static const char *const net_files[] = {"/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/hosts",
-					"/etc/host.conf",   "/etc/gai.conf",	  "/etc/ssl",
+static const char *const net_files[] = {"/etc/resolv.conf",    "/etc/nsswitch.conf", "/etc/hosts",
+					"/etc/host.conf",      "/etc/gai.conf",	     "/etc/ssl",
 					"/etc/ca-certificates"};
 
 /* Host variables a server keeps (besides its config's env). */
@@ -298,7 +298,8 @@ static int plan_binds(struct plan *p, const struct spawn_spec *s)
 		return -1;
 	if (p->spec.share_net)
 		for (i = 0; i < sizeof(net_files) / sizeof(net_files[0]); i++)
-			if (access(net_files[i], F_OK) == 0 && add_bind(p, net_files[i], false, false) < 0)
+			if (access(net_files[i], F_OK) == 0 &&
+			    add_bind(p, net_files[i], false, false) < 0)
 				return -1;
 	return 0;
 }

@@ -384,7 +384,8 @@ static int take_sandbox(struct parse *ps, const json_t *v, struct server_sandbox
 	}
 	if (!json_is_object(v))
 		return bad(ps, "sandbox", "must be false or an object");
-	json_object_foreach((json_t *)v, key, f) {
+	json_object_foreach((json_t *)v, key, f)
+	{
 		for (i = 0; known[i] && strcmp(known[i], key); i++)
 			;
 		if (!known[i]) {

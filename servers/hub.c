@@ -254,8 +254,9 @@ static struct server_config *instance_config(struct instance *inst, const char *
 			return NULL;
 		}
 		out = server_config_instantiate_state(sc, inst->customer, ws, state);
-		if (out && (!(out->workspace_dir = strdup(ws)) || !(out->state_dir = strdup(state)) ||
-			    !(out->customer = strdup(inst->customer)))) {
+		if (out &&
+		    (!(out->workspace_dir = strdup(ws)) || !(out->state_dir = strdup(state)) ||
+		     !(out->customer = strdup(inst->customer)))) {
 			server_config_free(out);
 			out = NULL;
 		}
