@@ -9,8 +9,9 @@
  *   read-only (the command, and each absolute path among its arguments: the
  *   whole node_modules folder a script sits in, else the script's folder);
  *   its cwd, read-only; its home, read-write (a customer's server: that
- *   customer's workspace and state, and nothing else of the data root); the
- *   config's "ro" and "rw". Each at the path it has on the host, so the
+ *   customer's workspace and state, and nothing else of the data root; a
+ *   shared one: <root>/server-homes/<name> at /home/mcpfs); the config's "ro"
+ *   and "rw". Each but that home at the path it has on the host, so the
  *   server's arguments mean what they say. Nothing that holds the data root
  *   is bound, nor anything in it but the customer's own folders.
  * - Network: a loopback of its own for customer-scoped servers; the host's
@@ -42,6 +43,8 @@
 #define SB_PIDS 1024
 #define SB_MAX_BINDS 28 /* of JAIL_MAX_BINDS */
 #define SB_MAX_ENV 64
+/* A shared server's home, inside: nothing of the data root's path. */
+#define SB_SHARED_HOME "/home/mcpfs"
 
 /* Read-only, for a server on the host's network, where they exist. */
 static const char *const net_files[] = {"/etc/resolv.conf",    "/etc/nsswitch.conf", "/etc/hosts",
@@ -73,7 +76,8 @@ struct plan {
 	size_t nbinds;
 	const char *env[SB_MAX_ENV + 1];
 	char home_env[PATH_MAX + 8];
-	char home[PATH_MAX];
+	char home[PATH_MAX];	 /* on the host */
+	const char *home_inside; /* where the server sees it */
 	char exe[PATH_MAX];
 	const char **argv;
 	char run_id[64];
@@ -151,27 +155,64 @@ static int add_bind(struct plan *p, const char *path, bool rw, bool must)
 	return 0;
 }
 
-/* What an argument that names a file needs: the outermost node_modules
- * folder it sits in (a package reaches its dependencies there), else its
- * own folder (a script may load its neighbours); a folder, itself. */
-static int add_arg(struct plan *p, const char *arg)
+static bool has_file(const char *dir, const char *name)
 {
-	char dir[PATH_MAX];
+	char probe[PATH_MAX + 32];
+
+	return snprintf(probe, sizeof(probe), "%s/%s", dir, name) < (int)sizeof(probe) &&
+	       access(probe, F_OK) == 0;
+}
+
+/* @dir becomes the folder of the nearest package.json or pyproject.toml
+ * above it (a package reaches its dependencies from there); none: as is. */
+static void package_root(char *dir)
+{
+	char up[PATH_MAX], *slash;
+
+	snprintf(up, sizeof(up), "%s", dir);
+	for (;;) {
+		if (has_file(up, "package.json") || has_file(up, "pyproject.toml")) {
+			memcpy(dir, up, strlen(up) + 1);
+			return;
+		}
+		slash = strrchr(up, '/');
+		if (!slash || slash == up)
+			return;
+		*slash = '\0';
+	}
+}
+
+/* What an argument that names a file needs: the outermost node_modules
+ * folder it sits in, else its package's folder; a folder, itself. The
+ * command likewise, and for a program outside /usr in a bin/ folder, the
+ * prefix above it (its libraries sit beside). */
+static int add_arg(struct plan *p, const char *arg, bool exe)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
 	const char *nm;
 	struct stat st;
+	size_t n;
 
-	if (arg[0] != '/' || stat(arg, &st) < 0 || strlen(arg) >= sizeof(dir))
+	if (arg[0] != '/' || !realpath(arg, real) || stat(real, &st) < 0)
 		return 0;
-	nm = strstr(arg, "/node_modules/");
+	nm = strstr(real, "/node_modules/");
 	if (nm) {
-		snprintf(dir, sizeof(dir), "%.*s", (int)(nm - arg) + 13, arg);
+		snprintf(dir, sizeof(dir), "%.*s", (int)(nm - real) + 13, real);
 		return add_bind(p, dir, false, false);
 	}
 	if (S_ISDIR(st.st_mode))
-		return add_bind(p, arg, false, false);
-	snprintf(dir, sizeof(dir), "%s", arg);
+		return add_bind(p, real, false, false);
+	snprintf(dir, sizeof(dir), "%s", real);
 	*strrchr(dir, '/') = '\0';
-	return add_bind(p, dir[0] ? dir : "/", false, false);
+	n = strlen(dir);
+	if (!n)
+		return 0;
+	if (!exe)
+		package_root(dir);
+	else if (n > 4 && !strcmp(dir + n - 4, "/bin"))
+		dir[n - 4] = '\0';
+	/* a script that sits beside the data root: itself alone */
+	return add_bind(p, touches_data_root(p, dir) ? real : dir, false, false);
 }
 
 /* The command as execvpe would find it, in the PATH the server gets. */
@@ -237,7 +278,7 @@ static int build_env(struct plan *p, const struct spawn_spec *s)
 			p->env[n++] = *e;
 	}
 	if (!config_home) {
-		snprintf(p->home_env, sizeof(p->home_env), "HOME=%s", p->home);
+		snprintf(p->home_env, sizeof(p->home_env), "HOME=%s", p->home_inside);
 		p->env[n++] = p->home_env;
 	}
 	p->env[n] = NULL;
@@ -252,10 +293,12 @@ static int prepare_home(struct plan *p, uid_t uid)
 	struct stat st;
 	int rc;
 
-	if (sc->customer && sc->state_dir)
+	p->home_inside = SB_SHARED_HOME;
+	if (sc->customer && sc->state_dir) {
 		snprintf(p->home, sizeof(p->home), "%s", sc->state_dir);
-	else if (snprintf(p->home, sizeof(p->home), "%s/server-homes/%s", p->sb->root, sc->name) >=
-		 (int)sizeof(p->home))
+		p->home_inside = p->home; /* ${STATE} in its args names it so */
+	} else if (snprintf(p->home, sizeof(p->home), "%s/server-homes/%s", p->sb->root,
+			    sc->name) >= (int)sizeof(p->home))
 		return err_set(p->err, EXIT_UNREACHABLE, "server '%s': home path too long",
 			       sc->name);
 	rc = fsx_mkdirs(p->home, 0700);
@@ -275,24 +318,27 @@ static int prepare_home(struct plan *p, uid_t uid)
 static int plan_binds(struct plan *p, const struct spawn_spec *s)
 {
 	const struct server_config *sc = p->sc;
-	size_t i;
+	size_t i, n;
 
 	/* The customer's folders first: the read-only binds below skip what
 	 * these already cover. */
 	if (sc->customer && sc->workspace_dir && add_bind(p, sc->workspace_dir, true, true) < 0)
 		return -1;
+	n = p->nbinds;
 	if (add_bind(p, p->home, true, true) < 0)
 		return -1;
+	if (p->nbinds > n)
+		p->binds[n].dst = p->home_inside;
 	for (i = 0; i < sc->sandbox.nrw; i++)
 		if (add_bind(p, sc->sandbox.rw[i], true, true) < 0)
 			return -1;
 	for (i = 0; i < sc->sandbox.nro; i++)
 		if (add_bind(p, sc->sandbox.ro[i], false, true) < 0)
 			return -1;
-	if (add_arg(p, p->exe) < 0)
+	if (add_arg(p, p->exe, true) < 0)
 		return -1;
 	for (i = 1; s->argv[i]; i++)
-		if (add_arg(p, s->argv[i]) < 0)
+		if (add_arg(p, s->argv[i], false) < 0)
 			return -1;
 	if (s->cwd && add_bind(p, s->cwd, false, true) < 0)
 		return -1;
@@ -414,7 +460,7 @@ static struct server_proc *sb_start(const struct server_launcher *l, const struc
 	p->spec.envp = p->env;
 	p->spec.binds = p->binds;
 	p->spec.nbinds = p->nbinds;
-	p->spec.cwd = s->cwd ? s->cwd : p->home;
+	p->spec.cwd = s->cwd ? s->cwd : p->home_inside;
 	p->spec.host_uid = uid;
 	p->spec.host_gid = uid;
 	p->spec.limits = (struct jail_limits){
