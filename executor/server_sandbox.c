@@ -223,9 +223,14 @@ static int find_exe(struct plan *p, const struct spawn_spec *s)
 	size_t n;
 
 	if (strchr(s->file, '/')) {
-		if (s->file[0] != '/' || access(s->file, X_OK) < 0)
-			goto out_missing;
-		snprintf(p->exe, sizeof(p->exe), "%s", s->file);
+		/* relative to its cwd, as execvpe would take it there */
+		if (snprintf(p->exe, sizeof(p->exe), "%s%s%s", s->file[0] == '/' ? "" : s->cwd ?: ".",
+			     s->file[0] == '/' ? "" : "/", s->file) >= (int)sizeof(p->exe) ||
+		    p->exe[0] != '/' || access(p->exe, X_OK) < 0)
+			return err_set(p->err, EXIT_UNREACHABLE, "server '%s': command %s: %s",
+				       p->sc->name, s->file,
+				       p->exe[0] != '/' ? "a relative path needs an absolute cwd"
+							: strerror(errno));
 		return 0;
 	}
 	for (e = s->envp; *e; e++)
@@ -244,9 +249,8 @@ static int find_exe(struct plan *p, const struct spawn_spec *s)
 		if (access(p->exe, X_OK) == 0)
 			return 0;
 	}
-out_missing:
-	return err_set(p->err, EXIT_UNREACHABLE, "server '%s': command %s: not found%s",
-		       p->sc->name, s->file, strchr(s->file, '/') ? "" : " in PATH");
+	return err_set(p->err, EXIT_UNREACHABLE, "server '%s': command %s: not found in PATH",
+		       p->sc->name, s->file);
 }
 
 static bool env_named(const char *entry, const char *name)
