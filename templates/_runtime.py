@@ -186,14 +186,14 @@ def search_tools(query: str, detail: _t.Literal["name", "summary", "full"] = "su
     try other words. With regex=True, `query` is a regular expression
     matched against names, titles and descriptions.
     """
-    result: _t.Any = _request("tools/search", {"query": query, "detail": detail,
+    result: object = _request("tools/search", {"query": query, "detail": detail,
                                                "limit": limit, "regex": regex})
-    found: _t.Any = result.get("results") if isinstance(result, dict) else None
+    found: object = (_t.cast(dict[str, object], result).get("results")
+                     if isinstance(result, dict) else None)
     if not isinstance(found, list):
         raise McpBridgeError("tools/search: the reply has no results")
     out: list[dict[str, _t.Any]] = []
-    item: _t.Any
-    for item in found:
+    for item in _t.cast(list[object], found):
         if isinstance(item, dict):
             out.append(_t.cast(dict[str, _t.Any], item))
     return out
