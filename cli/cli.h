@@ -14,6 +14,7 @@
 #include "../pii/engine.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
+#include "../servers/launcher.h"
 
 struct cli {
 	const char *config_path; /* --config, or NULL */
@@ -21,9 +22,15 @@ struct cli {
 	char root[PATH_MAX];	 /* resolved on first use by cli_root() */
 	struct config cfg;	 /* loaded on first use by cli_config() */
 	bool have_cfg;
-	enum pii_mode pii_mode; /* --pii of exec and call; before cli_hub_new */
-	struct pii_engine *pii; /* made by cli_hub_new; freed by main after the command */
+	enum pii_mode pii_mode;		/* --pii of exec and call; before cli_hub_new */
+	struct pii_engine *pii;		/* made by cli_hub_new; freed by main after the command */
+	struct server_sandbox *sandbox; /* likewise: how the hubs' stdio servers start */
 };
+
+/* The server sandbox for this command's hubs (made once; NULL when mcpfs
+ * cannot sandbox, as a normal user, or out of memory: servers then start
+ * plainly, and `mcpfs servers` says so). */
+const struct server_launcher *cli_launcher(struct cli *cli);
 
 /* Print "mcpfs: <text>" as one line on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

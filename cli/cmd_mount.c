@@ -69,6 +69,7 @@ int cmd_mount(struct cli *cli, int argc, char **argv)
 	root = cfg ? cli_root(cli) : NULL;
 	if (!root)
 		return EXIT_USAGE;
+	o.launcher = cli_launcher(cli);
 	status = fusefs_mount(cfg, root, &o, &e);
 	if (status && e.text[0])
 		cli_error("%s", e.text);

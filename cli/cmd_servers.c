@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../executor/server_sandbox.h"
 #include "cli.h"
 
 static const char *const state_names[] = {
@@ -28,7 +29,7 @@ static void usage(FILE *f)
 		   "and tool count. A server that fails or takes longer than the timeout\n"
 		   "(default 30 s) is reported with the reason; the others are still shown.\n\n"
 		   "  --json       one JSON array of {name, transport, scope, state, tools,\n"
-		   "               generation, error, log, log_tail}\n"
+		   "               generation, error, log, log_tail, sandbox}\n"
 		   "  --timeout S  how long to wait for all servers\n");
 }
 
@@ -36,6 +37,23 @@ static void usage(FILE *f)
 static const char *state_name(const struct server_config *sc, const struct hub_server_info *in)
 {
 	return sc->disabled ? "disabled" : state_names[in->state];
+}
+
+/* How a server's process runs: NULL for a remote one. */
+static const char *sandbox_note(const struct server_config *sc)
+{
+	char why[256];
+	enum server_network net = sc->sandbox.network;
+
+	if (sc->transport != TRANSPORT_STDIO)
+		return NULL;
+	if (sc->sandbox.off)
+		return "NOT sandboxed (\"sandbox\": false)";
+	if (!server_sandbox_available(why, sizeof(why)))
+		return "NOT sandboxed (mcpfs runs as a normal user)";
+	if (net == SERVER_NET_DEFAULT)
+		net = sc->scope == SCOPE_CUSTOMER ? SERVER_NET_NONE : SERVER_NET_HOST;
+	return net == SERVER_NET_NONE ? "sandboxed, no network" : "sandboxed, host network";
 }
 
 static json_t *info_json(const struct server_config *sc, const struct hub_server_info *in)
@@ -53,6 +71,8 @@ static json_t *info_json(const struct server_config *sc, const struct hub_server
 				? json_integer((json_int_t)in->ntools)
 				: json_null());
 	json_object_set_new(o, "error", in->why[0] ? json_string(in->why) : json_null());
+	json_object_set_new(o, "sandbox",
+			    sandbox_note(sc) ? json_string(sandbox_note(sc)) : json_null());
 	json_object_set_new(o, "log_tail",
 			    in->log_tail[0] ? json_string(in->log_tail) : json_null());
 	return o;
@@ -146,10 +166,16 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 			json_array_append_new(arr, info_json(sc, &in));
 			continue;
 		}
+		if (sc->sandbox.off && sc->transport == TRANSPORT_STDIO)
+			cli_error("warning: server '%s' is not sandboxed (\"sandbox\": false): "
+				  "code that calls it reaches whatever its user can",
+				  sc->name);
 		if (in.state == HUB_READY)
-			printf("%-20s %-9s %-8s %5zu  %s\n", in.name,
+			printf("%-20s %-9s %-8s %5zu  %s%s%s\n", in.name,
 			       transport_names[sc->transport], state_name(sc, &in), in.ntools,
-			       sc->scope == SCOPE_CUSTOMER ? "per customer" : "");
+			       sc->scope == SCOPE_CUSTOMER ? "per customer" : "",
+			       sc->scope == SCOPE_CUSTOMER && sandbox_note(sc) ? ", " : "",
+			       sandbox_note(sc) ?: "");
 		else
 			printf("%-20s %-9s %-8s %5s  %s\n", in.name, transport_names[sc->transport],
 			       state_name(sc, &in), "-", in.why);

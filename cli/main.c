@@ -7,6 +7,7 @@
 
 #include "../common/paths.h"
 #include "../common/version.h"
+#include "../executor/server_sandbox.h"
 #include "cli.h"
 
 static const struct command {
@@ -173,6 +174,16 @@ const char *cli_root(struct cli *cli)
 	return cli->root;
 }
 
+const struct server_launcher *cli_launcher(struct cli *cli)
+{
+	const char *root = cli_root(cli);
+	char why[256];
+
+	if (!cli->sandbox && root && server_sandbox_available(why, sizeof(why)))
+		cli->sandbox = server_sandbox_new(root, getenv("MCPFS_CGROUP"));
+	return server_sandbox_launcher(cli->sandbox);
+}
+
 struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s)
 {
 	const struct config *cfg = cli_config(cli);
@@ -184,6 +195,7 @@ struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s)
 		return NULL;
 	o.state_dir = root;
 	o.cache_max_age_s = cache_max_age_s;
+	o.launcher = cli_launcher(cli);
 	h = hub_new(cfg, &o);
 	if (!h) {
 		cli_error("out of memory");
@@ -250,6 +262,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	pii_engine_free(cli.pii); /* after the command freed its hub */
+	server_sandbox_free(cli.sandbox);
 	if (cli.have_cfg)
 		config_free(&cli.cfg);
 	return rc;

@@ -90,4 +90,9 @@ struct fsx_entry {
 typedef int (*fsx_walk_fn)(void *ctx, const struct fsx_entry *e);
 int fsx_walk_at(int dirfd, size_t max_entries, fsx_walk_fn fn, void *ctx);
 
+/* chown -R @path to @uid:@gid, never following a symlink, each entry through
+ * its own folder's fd (whoever owns the tree may be swapping folders for
+ * symlinks meanwhile). Returns 0 or -errno. */
+int fsx_chown_tree(const char *path, uid_t uid, gid_t gid);
+
 #endif

@@ -200,3 +200,34 @@ int fsx_walk_at(int dirfd, size_t max_entries, fsx_walk_fn fn, void *ctx)
 		return fd;
 	return walk_in(&w, fd, 0, 0);
 }
+
+struct owner {
+	uid_t uid;
+	gid_t gid;
+};
+
+static int chown_entry(void *ctx, const struct fsx_entry *e)
+{
+	const struct owner *o = ctx;
+
+	if (e->st->st_uid == o->uid && e->st->st_gid == o->gid)
+		return 0;
+	if (fchownat(e->dirfd, e->name, o->uid, o->gid, AT_SYMLINK_NOFOLLOW) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int fsx_chown_tree(const char *path, uid_t uid, gid_t gid)
+{
+	struct owner o = {uid, gid};
+	int fd, rc;
+
+	fd = fsx_open_dir(path);
+	if (fd < 0)
+		return fd;
+	rc = fchown(fd, uid, gid) < 0 ? -errno : 0;
+	if (!rc)
+		rc = fsx_walk_at(fd, (size_t)-1, chown_entry, &o);
+	close(fd);
+	return rc;
+}

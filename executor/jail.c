@@ -212,6 +212,14 @@ void jail_kill(struct jail *j)
 	jail_cgroup_kill(j);
 }
 
+void jail_signal(struct jail *j, int sig)
+{
+	if (sig == SIGKILL)
+		jail_kill(j);
+	else if (!j->reaped && j->pid > 0)
+		kill(-j->pid, sig); /* the child's setsid made it the group's leader */
+}
+
 int jail_wait(struct jail *j, struct jail_exit *out)
 {
 	siginfo_t si;
@@ -292,7 +300,7 @@ static int read_verdict(struct jail *j, struct err *err)
  * and never returns from child_main. Under cgroup v2 the child starts in its
  * group (CLONE_INTO_CGROUP): moving a process later waits for an RCU grace
  * period, ~10 ms. Kernels before 5.7 lack it; then the parent moves it. */
-static pid_t clone_child(struct jail *j, int flags)
+static pid_t clone_raw(struct jail *j, int flags)
 {
 	struct clone_args ca = {
 	    .flags = (uint64_t)(flags & ~CSIGNAL) | CLONE_INTO_CGROUP,
@@ -314,10 +322,43 @@ static pid_t clone_child(struct jail *j, int flags)
 	return (pid_t)syscall(SYS_clone, (unsigned long)flags, NULL, &j->pidfd, NULL, NULL);
 }
 
+/* The kernel charges what a user namespace holds (inotify instances, nested
+ * namespaces, ...) to the namespace's owner, the euid of its creator: made
+ * by root, a jail could use up root's per-user limits for the whole host.
+ * So root creates it with the jail's host uid as its euid, in this thread
+ * alone (raw system calls change one thread's ids; glibc's change them all),
+ * keeping fsuid 0 for the file checks of the cgroup and the bind sources,
+ * and takes its euid back at once. The id change leaves the process not
+ * dumpable; it was before and is again. */
+static pid_t clone_child(struct jail *j, int flags)
+{
+	bool as_root = geteuid() == 0;
+	int saved, dumpable = 0;
+	pid_t pid;
+
+	if (as_root) {
+		dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+		if (syscall(SYS_setresuid, -1, j->spec->host_uid, -1) < 0)
+			return -1;
+		syscall(SYS_setfsuid, 0);
+	}
+	pid = clone_raw(j, flags);
+	if (pid == 0 || !as_root)
+		return pid;
+	saved = errno;
+	if (syscall(SYS_setresuid, -1, 0, -1) < 0)
+		abort(); /* this thread would go on without root: never */
+	syscall(SYS_setfsuid, 0);
+	if (dumpable > 0)
+		prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0);
+	errno = saved;
+	return pid;
+}
+
 struct jail *jail_start(const struct jail_spec *s, struct err *err)
 {
-	const int flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
-			  CLONE_NEWUTS | CLONE_PIDFD | SIGCHLD;
+	const int flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
+			  CLONE_PIDFD | SIGCHLD | (s->share_net ? 0 : CLONE_NEWNET);
 	struct jail *j = calloc(1, sizeof(*j));
 	size_t i;
 
@@ -349,9 +390,8 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	if (j->pid == 0)
 		_exit(child_main(j));
 	if (j->pid < 0) {
-		err_set(err, EXIT_FAILED,
-			"jail: clone(NEWUSER|NEWPID|NEWNS|NEWNET|NEWIPC|NEWUTS): %s",
-			strerror(errno));
+		err_set(err, EXIT_FAILED, "jail: clone(NEWUSER|NEWPID|NEWNS|%sNEWIPC|NEWUTS): %s",
+			s->share_net ? "" : "NEWNET|", strerror(errno));
 		goto out_free;
 	}
 	close(j->sync_sock[0]);

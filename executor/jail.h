@@ -22,6 +22,12 @@
 /* The jail's user and group inside; mapped to jail_spec.host_uid/gid. */
 #define JAIL_INNER_ID 1000
 
+/* Host uids (and gids) of jails. A customer's code and that customer's
+ * servers share one, as they share the customer's folders; the servers that
+ * every customer shares have their own. Never root. */
+#define JAIL_CUSTOMER_UID 64000
+#define JAIL_SHARED_SERVER_UID 64001
+
 /* A file written into the jail's root before it turns read-only. */
 struct jail_file {
 	const char *path; /* absolute, in the jail; its folder is created */
@@ -38,7 +44,7 @@ struct jail_bind {
 };
 
 struct jail_limits {
-	double cpu_s;		 /* RLIMIT_CPU */
+	double cpu_s;		 /* RLIMIT_CPU; 0: none (a long-lived server) */
 	unsigned long fsize_mb;	 /* RLIMIT_FSIZE */
 	unsigned long nofile;	 /* RLIMIT_NOFILE */
 	unsigned long nproc;	 /* RLIMIT_NPROC (counted per host uid, across runs) */
@@ -61,6 +67,7 @@ struct jail_spec {
 	struct jail_limits limits;
 	int stdin_fd, stdout_fd, stderr_fd; /* become 0, 1, 2 in the jail */
 	const char *run_id;		    /* names the cgroup */
+	bool share_net; /* stay in mcpfs's network namespace (a server that needs the network) */
 	/* cgroup v2: the group (as in /proc/self/cgroup, delegated to mcpfs)
 	 * to make the run's group in; NULL: the one mcpfs runs in */
 	const char *cgroup_parent;
@@ -80,6 +87,10 @@ int jail_pidfd(const struct jail *j);
 /* Kill everything in the jail: the PID namespace's init (the kernel then
  * kills the rest) and every process of its cgroup. */
 void jail_kill(struct jail *j);
+
+/* Send @sig to the program and what it started (its process group): the
+ * init ignores all but SIGKILL, which jail_kill sends. */
+void jail_signal(struct jail *j, int sig);
 
 struct jail_exit {
 	int exit_code;	   /* valid when !signal */

@@ -10,6 +10,7 @@
  * multithreaded process may find locks held by threads it does not have. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,30 @@
 #include "jail_i.h"
 
 extern char **environ;
+
+/* mcpfs's command line names its config, data root and customer: /proc/1/
+ * cmdline must not show it. The kernel reads it from the argument area of
+ * our memory, which starts at argv[0] (glibc keeps that pointer as
+ * program_invocation_name); its length is what /proc/self/cmdline gives. */
+static void wipe_args(void)
+{
+	char buf[512];
+	size_t total = 0, first = strlen(program_invocation_name) + 1;
+	ssize_t r;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while ((r = read(fd, buf, sizeof(buf))) > 0) {
+		if (total == 0 &&
+		    ((size_t)r < first || memcmp(buf, program_invocation_name, first)))
+			break; /* not where we thought: leave it rather than guess */
+		total += (size_t)r;
+	}
+	close(fd);
+	if (total >= first)
+		memset(program_invocation_name, 0, total);
+}
 
 /* Reap until the program (@prog) ends, report how, and leave: the kernel
  * then kills what is left of the namespace. */
@@ -60,7 +85,7 @@ pid_t jail_init_start(struct jail *j, char *why, size_t n)
 		return 0;
 	/* The program alone holds the error pipe now: EOF there means it
 	 * reached exec. Our copy of mcpfs's memory, environment included, is
-	 * for nobody to read: not dumpable, and the environment wiped. */
+	 * for nobody to read: not dumpable, the environment and argv wiped. */
 	close(j->err_pipe[1]);
 	close(j->sync_sock[0]);
 	/* Every other descriptor too: in a process that runs many jails at
@@ -72,6 +97,7 @@ pid_t jail_init_start(struct jail *j, char *why, size_t n)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	for (e = environ; e && *e; e++)
 		memset(*e, 0, strlen(*e));
+	wipe_args();
 	init_main(j, prog);
 }
 

@@ -9,13 +9,14 @@
 int jail_rlimit_setup_child(struct jail *j, char *why, size_t n)
 {
 	const struct jail_limits *l = &j->spec->limits;
+	const rlim_t cpu = l->cpu_s > 0 ? (rlim_t)l->cpu_s + 1 : RLIM_INFINITY;
 	const struct {
 		int resource;
 		const char *name;
 		rlim_t soft, hard;
 	} set[] = {
 	    /* SIGXCPU at the soft limit, SIGKILL a second later */
-	    {RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s + 1, (rlim_t)l->cpu_s + 2},
+	    {RLIMIT_CPU, "RLIMIT_CPU", cpu, cpu == RLIM_INFINITY ? cpu : cpu + 1},
 	    {RLIMIT_FSIZE, "RLIMIT_FSIZE", l->fsize_mb * MiB, l->fsize_mb * MiB},
 	    {RLIMIT_NOFILE, "RLIMIT_NOFILE", l->nofile, l->nofile},
 	    {RLIMIT_NPROC, "RLIMIT_NPROC", l->nproc, l->nproc},

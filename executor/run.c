@@ -29,7 +29,7 @@
 #include "run_tree.h"
 
 /* The host uid and gid the jail's user maps to: not root, not a login. */
-#define RUN_HOST_ID 64000
+#define RUN_HOST_ID JAIL_CUSTOMER_UID
 #define RUN_OUTPUT_MAX (1u << 20)	/* per stream, with --json */
 #define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
 #define RUN_RECORD_OUTPUT_MAX (8u << 10)

@@ -228,6 +228,7 @@ static int run(struct mount *m, struct err *err)
 	fsx_mkdirs(logs, 0700);
 	ho.state_dir = m->root;
 	ho.cache_max_age_s = -1; /* a mount is long-lived: live catalogs only */
+	ho.launcher = m->o->launcher;
 	m->hub = hub_new(m->cfg, &ho);
 	m->inval = fusefs_inval_new(POLL_TICK_S);
 	if (!m->hub || !m->inval) {

@@ -23,6 +23,8 @@ struct fusefs_mount_opts {
 	bool foreground;	   /* -f: no daemon; stderr stays the terminal */
 	unsigned langs;		   /* enum cg_lang mask */
 	const char *templates_dir; /* --templates DIR, or NULL for the embedded set */
+	/* How stdio servers start (hub_opts.launcher); borrowed, NULL: plainly */
+	const struct server_launcher *launcher;
 };
 
 /* Mount the tree of @cfg (borrowed) at o->mountpoint and serve it until

@@ -370,6 +370,62 @@ static int take_log_level(struct parse *ps, const json_t *f, struct server_confi
 		   "emergency");
 }
 
+static int take_sandbox(struct parse *ps, const json_t *v, struct server_sandbox_conf *sb)
+{
+	const json_t *f;
+	const char *net;
+	const char *const known[] = {"network", "ro", "rw", "memory", "pids", NULL};
+	const char *key;
+	size_t i;
+
+	if (json_is_false(v)) {
+		sb->off = true;
+		return 0;
+	}
+	if (!json_is_object(v))
+		return bad(ps, "sandbox", "must be false or an object");
+	json_object_foreach((json_t *)v, key, f)
+	{
+		for (i = 0; known[i] && strcmp(known[i], key); i++)
+			;
+		if (!known[i]) {
+			char field[96];
+
+			snprintf(field, sizeof(field), "sandbox.%.80s", key);
+			return bad(ps, field, "unknown (network, ro, rw, memory, pids)");
+		}
+	}
+	if ((f = json_object_get(v, "network"))) {
+		net = json_string_value(f);
+		if (net && !strcmp(net, "none"))
+			sb->network = SERVER_NET_NONE;
+		else if (net && !strcmp(net, "host"))
+			sb->network = SERVER_NET_HOST;
+		else
+			return bad(ps, "sandbox.network", "must be \"none\" or \"host\"");
+	}
+	if ((f = json_object_get(v, "ro")) &&
+	    take_string_array(ps, f, "sandbox.ro", &sb->ro, &sb->nro) < 0)
+		return -1;
+	if ((f = json_object_get(v, "rw")) &&
+	    take_string_array(ps, f, "sandbox.rw", &sb->rw, &sb->nrw) < 0)
+		return -1;
+	for (i = 0; i < sb->nro + sb->nrw; i++) {
+		const char *path = i < sb->nro ? sb->ro[i] : sb->rw[i - sb->nro];
+
+		if (path[0] != '/' && strncmp(path, "${", 2))
+			return bad(ps, i < sb->nro ? "sandbox.ro" : "sandbox.rw",
+				   "must hold absolute paths");
+	}
+	if ((f = json_object_get(v, "memory")) &&
+	    take_count(ps, f, "sandbox.memory", 1u << 20, &sb->memory_mb) < 0)
+		return -1;
+	if ((f = json_object_get(v, "pids")) &&
+	    take_count(ps, f, "sandbox.pids", 1u << 20, &sb->pids) < 0)
+		return -1;
+	return 0;
+}
+
 static int parse_server(struct parse *ps, const char *name, const json_t *v,
 			struct server_config *sc)
 {
@@ -447,6 +503,8 @@ static int parse_server(struct parse *ps, const char *name, const json_t *v,
 	if ((f = json_object_get(v, "max_catalog_bytes")) &&
 	    take_count(ps, f, "max_catalog_bytes", (size_t)1 << 32, &sc->max_catalog_bytes) < 0)
 		return -1;
+	if ((f = json_object_get(v, "sandbox")) && take_sandbox(ps, f, &sc->sandbox) < 0)
+		return -1;
 	if (ps->missing.len && disable(ps, sc) < 0)
 		return -1;
 	if ((f = json_object_get(v, "scope"))) {
@@ -484,6 +542,10 @@ static void server_config_clear(struct server_config *sc)
 	free_strv(sc->oauth, sc->noauth);
 	free(sc->token_file);
 	free(sc->customer);
+	free(sc->workspace_dir);
+	free(sc->state_dir);
+	free_strv(sc->sandbox.ro, sc->sandbox.nro);
+	free_strv(sc->sandbox.rw, sc->sandbox.nrw);
 	free_strv(sc->roots, sc->nroots);
 	memset(sc, 0, sizeof(*sc));
 }
@@ -839,6 +901,10 @@ static struct server_config *copy_config(const struct server_config *sc,
 	c->oauth = copy_strv(sc->oauth, sc->noauth, NULL, &failed);
 	c->token_file = copy_str(sc->token_file, NULL, &failed);
 	c->customer = copy_str(sc->customer, NULL, &failed);
+	c->workspace_dir = copy_str(sc->workspace_dir, NULL, &failed);
+	c->state_dir = copy_str(sc->state_dir, NULL, &failed);
+	c->sandbox.ro = copy_strv(sc->sandbox.ro, sc->sandbox.nro, iv, &failed);
+	c->sandbox.rw = copy_strv(sc->sandbox.rw, sc->sandbox.nrw, iv, &failed);
 	c->roots = copy_strv(sc->roots, sc->nroots, iv, &failed);
 	c->disabled = copy_str(sc->disabled, NULL, &failed);
 	if (failed) {

@@ -20,6 +20,24 @@ enum server_scope {
 	SCOPE_CUSTOMER, /* one per customer: ${CUSTOMER}, ${WORKSPACE}, ${STATE} per instance */
 };
 
+enum server_network {
+	SERVER_NET_DEFAULT, /* none for customer-scoped servers, the host's for shared ones */
+	SERVER_NET_NONE,    /* a network namespace with only a loopback */
+	SERVER_NET_HOST,    /* the host's network */
+};
+
+/* "sandbox" of a stdio server: false, or {"network", "ro", "rw", "memory",
+ * "pids"} (README: "Server sandboxes"). */
+struct server_sandbox_conf {
+	bool off; /* "sandbox": false */
+	enum server_network network;
+	char **ro, **rw; /* host paths bound read-only / read-write, at the same path */
+	size_t nro, nrw;
+	size_t memory_mb, pids; /* 0: the defaults */
+};
+
+struct server_launcher; /* servers/launcher.h */
+
 struct server_config {
 	char *name; /* the config key, as written */
 	enum server_transport transport;
@@ -40,6 +58,10 @@ struct server_config {
 	char *token_file; /* set by the hub, not the config: the instance's OAuth
 			     store (servers/oauth_store.h); NULL: no OAuth */
 	char *customer;	  /* set by the hub: the instance's customer; NULL: shared */
+	char *workspace_dir, *state_dir; /* set by the hub: that customer's folders */
+	struct server_sandbox_conf sandbox;
+	/* set by the hub: how its process starts; NULL: plainly */
+	const struct server_launcher *launcher;
 	/* both */
 	char **roots;
 	size_t nroots;		  /* file:// URIs answered to roots/list */

@@ -254,7 +254,15 @@ static struct server_config *instance_config(struct instance *inst, const char *
 			return NULL;
 		}
 		out = server_config_instantiate_state(sc, inst->customer, ws, state);
+		if (out &&
+		    (!(out->workspace_dir = strdup(ws)) || !(out->state_dir = strdup(state)) ||
+		     !(out->customer = strdup(inst->customer)))) {
+			server_config_free(out);
+			out = NULL;
+		}
 	}
+	if (out)
+		out->launcher = inst->srv->hub->opts.launcher;
 	if (!out)
 		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", sc->name);
 	else if (oauth_instance_setup(out, inst->srv->hub->state_dir, inst->customer, err)) {

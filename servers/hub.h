@@ -27,6 +27,9 @@ struct hub_opts {
 				   starting the server; <0: never use the cache */
 	/* A customer instance unused this long is stopped; 0: 300 s. */
 	double idle_timeout_s;
+	/* How stdio servers start (a sandbox, servers/launcher.h); NULL:
+	 * plainly. Borrowed: it must outlive the hub. */
+	const struct server_launcher *launcher;
 };
 
 struct hub_server_info {

@@ -30,7 +30,9 @@
 #define SPAWNER_STACK (256 * 1024)
 
 struct job {
-	const struct spawn_spec *spec;
+	const struct spawn_spec *spec; /* a spawn, or: */
+	int (*fn)(void *arg);	       /* a call of spawner_call */
+	void *arg;
 	pid_t parent; /* our pid, for the child to check it was not orphaned */
 	pid_t pid;
 	int err; /* set by the child, which shares our memory until exec */
@@ -115,7 +117,10 @@ static void *spawner_main(void *arg)
 		if (!sp.head)
 			sp.tail = &sp.head;
 		pthread_mutex_unlock(&sp.lock);
-		run(j);
+		if (j->fn)
+			j->err = j->fn(j->arg);
+		else
+			run(j);
 		pthread_mutex_lock(&sp.lock);
 		j->done = true;
 		pthread_cond_broadcast(&sp.cond);
@@ -178,9 +183,9 @@ static void register_atfork(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
-int spawner_spawn(const struct spawn_spec *s, pid_t *pid)
+/* Queue @j on the thread and wait until it is done. Returns 0 or errno. */
+static int submit(struct job *j)
 {
-	struct job j = {.spec = s};
 	int rc = 0;
 
 	pthread_once(&atfork_once, register_atfork);
@@ -188,14 +193,31 @@ int spawner_spawn(const struct spawn_spec *s, pid_t *pid)
 	if (sp.owner != getpid())
 		rc = start_locked();
 	if (rc == 0) {
-		*sp.tail = &j;
-		sp.tail = &j.next;
+		*sp.tail = j;
+		sp.tail = &j->next;
 		pthread_cond_broadcast(&sp.cond);
-		while (!j.done)
+		while (!j->done)
 			pthread_cond_wait(&sp.cond, &sp.lock);
-		rc = j.err;
-		*pid = j.pid;
 	}
 	pthread_mutex_unlock(&sp.lock);
 	return rc;
+}
+
+int spawner_spawn(const struct spawn_spec *s, pid_t *pid)
+{
+	struct job j = {.spec = s};
+	int rc = submit(&j);
+
+	if (rc)
+		return rc;
+	*pid = j.pid;
+	return j.err;
+}
+
+int spawner_call(int (*fn)(void *arg), void *arg)
+{
+	struct job j = {.fn = fn, .arg = arg};
+	int rc = submit(&j);
+
+	return rc ? rc : j.err;
 }

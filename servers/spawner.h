@@ -18,4 +18,10 @@ struct spawn_spec {
  * *pid, or an errno value (from the exec when that failed). */
 int spawner_spawn(const struct spawn_spec *s, pid_t *pid);
 
+/* Run @fn(@arg) on the same thread and wait for it, for whoever starts
+ * processes of its own way that must die with mcpfs (a sandbox asks for
+ * PR_SET_PDEATHSIG). Returns what @fn returned, or an errno value when the
+ * thread could not be started. */
+int spawner_call(int (*fn)(void *arg), void *arg);
+
 #endif

@@ -20,7 +20,7 @@
 #include "../common/clock.h"
 #include "jsonrpc.h"
 #include "server_log.h"
-#include "spawner.h"
+#include "launcher.h"
 #include "transport.h"
 
 /* How long the server gets to exit after its stdin closes, then after SIGTERM. */
@@ -44,10 +44,11 @@ struct transport {
 	const struct server_config *sc; /* borrowed */
 	struct transport_sink sink;
 	struct server_log *log;
-	pid_t pid;
-	int out_fd, err_fd; /* read by out_thread, err_thread */
-	int stop[2];	    /* written by close() to wake both readers */
+	struct server_proc *proc; /* NULL until started */
+	int out_fd, err_fd;	  /* read by out_thread, err_thread */
+	int stop[2];		  /* written by close() to wake both readers */
 	pthread_t out_thread, err_thread;
+	bool out_started, err_started; /* the threads, for a half-built transport */
 
 	pthread_mutex_t write_lock;
 	int in_fd; /* protected by write_lock; -1 once closed */
@@ -94,30 +95,8 @@ static void report_closed(struct transport *t, const char *why)
 /* Reap the child if it exited within @ms. Called with t->lock held. */
 static bool wait_exit_locked(struct transport *t, int ms)
 {
-	struct pollfd p;
-	int fd, st;
-	pid_t r;
-
-	if (t->reaped)
-		return true;
-	fd = (int)syscall(SYS_pidfd_open, t->pid, 0);
-	if (fd >= 0) {
-		p.fd = fd;
-		p.events = POLLIN;
-		while (poll(&p, 1, ms) < 0 && errno == EINTR)
-			;
-		close(fd);
-	} else {
-		struct timespec d = {0, 10 * 1000 * 1000};
-
-		for (; ms > 0 && waitpid(t->pid, &st, WNOHANG) == 0; ms -= 10)
-			nanosleep(&d, NULL);
-	}
-	r = waitpid(t->pid, &st, WNOHANG);
-	if (r == t->pid || (r < 0 && errno == ECHILD)) {
+	if (!t->reaped && t->proc->ops->reap(t->proc, ms, &t->status))
 		t->reaped = true;
-		t->status = r == t->pid ? st : 0;
-	}
 	return t->reaped;
 }
 
@@ -313,7 +292,6 @@ static int spawn(struct transport *t, int in[2], int out[2], int errp[2], struct
 				  .fd_err = errp[1]};
 	char **argv, **envp;
 	size_t i;
-	int rc;
 
 	argv = calloc(sc->nargs + 2, sizeof(char *));
 	envp = build_env(sc);
@@ -327,14 +305,12 @@ static int spawn(struct transport *t, int in[2], int out[2], int errp[2], struct
 		argv[i + 1] = sc->args[i];
 	spec.argv = argv;
 	spec.envp = envp;
-	rc = spawner_spawn(&spec, &t->pid);
+	t->proc = sc->launcher && !sc->sandbox.off
+		      ? sc->launcher->start(sc->launcher, sc, &spec, err)
+		      : server_proc_plain(sc, &spec, err);
 	free(argv);
 	free_strv(envp);
-	if (rc)
-		return err_set(err, EXIT_UNREACHABLE, "server '%s': spawn(%s%s%s): %s", sc->name,
-			       sc->command, sc->cwd ? " in " : "", sc->cwd ? sc->cwd : "",
-			       strerror(rc));
-	return 0;
+	return t->proc ? 0 : -1;
 }
 
 static void wake_readers(struct transport *t)
@@ -350,6 +326,8 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+static void stdio_close(struct transport *t);
+
 static struct transport *stdio_open(const struct server_config *sc,
 				    const struct transport_sink *sink, const char *log_path,
 				    struct err *err)
@@ -364,7 +342,7 @@ static struct transport *stdio_open(const struct server_config *sc,
 	}
 	t->sc = sc;
 	t->sink = *sink;
-	t->stop[0] = t->stop[1] = -1;
+	t->in_fd = t->out_fd = t->err_fd = t->stop[0] = t->stop[1] = -1;
 	t->log = log_path ? server_log_open(log_path) : NULL;
 	pthread_mutex_init(&t->write_lock, NULL);
 	pthread_mutex_init(&t->lock, NULL);
@@ -375,51 +353,31 @@ static struct transport *stdio_open(const struct server_config *sc,
 	    pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
 	    pipe2(t->stop, O_CLOEXEC) < 0) {
 		err_set(err, EXIT_UNREACHABLE, "server '%s': pipes: %s", sc->name, strerror(errno));
-		goto out_fds;
+		goto out_close;
 	}
-	server_log_printf(t->log, "starting %s", sc->command);
-	if (spawn(t, in, out, errp, err) < 0) {
-		server_log_printf(t->log, "%s", err ? err->text : "spawn failed");
-		goto out_fds;
-	}
-	close_fd(&in[0]);
-	close_fd(&out[1]);
-	close_fd(&errp[1]);
 	t->in_fd = in[1];
 	t->out_fd = out[0];
 	t->err_fd = errp[0];
-	if (pthread_create(&t->err_thread, NULL, err_main, t))
-		goto out_kill;
-	if (pthread_create(&t->out_thread, NULL, out_main, t)) {
-		wake_readers(t);
-		pthread_join(t->err_thread, NULL);
-		goto out_kill;
+	in[1] = out[0] = errp[0] = -1;
+	server_log_printf(t->log, "starting %s", sc->command);
+	if (spawn(t, in, out, errp, err) < 0) {
+		server_log_printf(t->log, "%s", err ? err->text : "spawn failed");
+		goto out_close;
 	}
-	return t;
-out_kill:
-	err_set(err, EXIT_UNREACHABLE, "server '%s': pthread_create failed", sc->name);
-	kill(-t->pid, SIGKILL);
-	waitpid(t->pid, NULL, 0);
-	close_fd(&t->in_fd);
-	close_fd(&t->out_fd);
-	close_fd(&t->err_fd);
-	goto out_free;
-out_fds:
 	close_fd(&in[0]);
-	close_fd(&in[1]);
-	close_fd(&out[0]);
 	close_fd(&out[1]);
-	close_fd(&errp[0]);
 	close_fd(&errp[1]);
-out_free:
-	close_fd(&t->stop[0]);
-	close_fd(&t->stop[1]);
-	jsonrpc_lines_free(&t->lines);
-	server_log_close(t->log);
-	pthread_mutex_destroy(&t->write_lock);
-	pthread_mutex_destroy(&t->lock);
-	pthread_cond_destroy(&t->err_cond);
-	free(t);
+	t->err_started = !pthread_create(&t->err_thread, NULL, err_main, t);
+	t->out_started = t->err_started && !pthread_create(&t->out_thread, NULL, out_main, t);
+	if (t->out_started)
+		return t;
+	err_set(err, EXIT_UNREACHABLE, "server '%s': pthread_create failed", sc->name);
+out_close:
+	close_fd(&in[0]);
+	close_fd(&out[1]);
+	close_fd(&errp[1]);
+	t->faulted = true; /* no grace for a server we never spoke to */
+	stdio_close(t);
 	return NULL;
 }
 
@@ -502,7 +460,7 @@ static int stdio_send(struct transport *t, json_t *msg, struct err *err)
 		 * repair. Stop the server; its exit is reported as a crash. */
 		server_log_printf(t->log, "stdin not read for %lld ms: SIGKILL",
 				  stdio_write_timeout_ms(t));
-		kill(-t->pid, SIGKILL);
+		t->proc->ops->signal(t->proc, SIGKILL);
 		err_set(err, EXIT_UNREACHABLE,
 			"server '%s' stopped reading its stdin: nothing taken for %.0f s; it was "
 			"stopped",
@@ -528,6 +486,8 @@ static void stdio_ready(struct transport *t, const char *protocol_version)
 	(void)protocol_version;
 }
 
+/* Also frees a half-built transport (stdio_open's error path): no process,
+ * or threads not started. */
 static void stdio_close(struct transport *t)
 {
 	bool done;
@@ -542,28 +502,29 @@ static void stdio_close(struct transport *t)
 	close_fd(&t->in_fd);
 	pthread_mutex_unlock(&t->write_lock);
 
-	pthread_mutex_lock(&t->lock);
-	/* A server we stopped reading may be blocked writing: no grace. */
-	done = wait_exit_locked(t, t->faulted ? 0 : STDIO_GRACE_MS);
-	if (!done) {
-		server_log_printf(t->log, "no exit %d ms after stdin closed: SIGTERM",
-				  STDIO_GRACE_MS);
-		kill(-t->pid, SIGTERM);
-		done = wait_exit_locked(t, STDIO_GRACE_MS);
+	if (t->proc) {
+		pthread_mutex_lock(&t->lock);
+		/* A server we stopped reading may be blocked writing: no grace. */
+		done = wait_exit_locked(t, t->faulted ? 0 : STDIO_GRACE_MS);
+		if (!done) {
+			server_log_printf(t->log, "no exit %d ms after stdin closed: SIGTERM",
+					  STDIO_GRACE_MS);
+			t->proc->ops->signal(t->proc, SIGTERM);
+			done = wait_exit_locked(t, STDIO_GRACE_MS);
+		}
+		if (!done)
+			server_log_printf(t->log, "no exit after SIGTERM: SIGKILL");
+		pthread_mutex_unlock(&t->lock);
+		/* Kills what is left, children the server left behind in its
+		 * group among them: they hold our pipes open. */
+		t->proc->ops->free(t->proc);
 	}
-	if (!done) {
-		server_log_printf(t->log, "no exit after SIGTERM: SIGKILL");
-		kill(-t->pid, SIGKILL);
-		waitpid(t->pid, NULL, 0);
-		t->reaped = true;
-	}
-	/* Children the server left behind in its group hold our pipes open. */
-	kill(-t->pid, SIGKILL);
-	pthread_mutex_unlock(&t->lock);
-
-	wake_readers(t);
-	pthread_join(t->out_thread, NULL);
-	pthread_join(t->err_thread, NULL);
+	if (t->stop[1] >= 0)
+		wake_readers(t);
+	if (t->out_started)
+		pthread_join(t->out_thread, NULL);
+	if (t->err_started)
+		pthread_join(t->err_thread, NULL);
 	close_fd(&t->out_fd);
 	close_fd(&t->err_fd);
 	close_fd(&t->stop[0]);

@@ -27,6 +27,28 @@ FILESYSTEM = str(SERVERS_NM / "server-filesystem" / "dist" / "index.js")
 MEMORY = str(SERVERS_NM / "server-memory" / "dist" / "index.js")
 SEQTHINK = str(SERVERS_NM / "server-sequential-thinking" / "dist" / "index.js")
 
+# Sandboxed, a shared server runs as this uid and writes only where its
+# config's "sandbox" "rw" says (README, "Server sandboxes").
+SHARED_SERVER_UID = 64001
+
+
+def server_dir(tmp: Path, name: str = "server-files") -> Path:
+    """A folder beside the data root that a shared server may write: give it
+    to the server with {"sandbox": {"rw": [str(folder)]}}."""
+    d = tmp / name
+    d.mkdir(exist_ok=True)
+    if os.geteuid() == 0:
+        os.chown(d, SHARED_SERVER_UID, SHARED_SERVER_UID)
+    return d
+
+
+def memory_server(tmp: Path) -> dict:
+    """server-memory, shared, its graph in server_dir(tmp)/memory.jsonl."""
+    d = server_dir(tmp)
+    return {"command": "node", "args": [MEMORY], "env": {"MEMORY_FILE_PATH": str(d / "memory.jsonl")},
+            "sandbox": {"rw": [str(d)]}}
+
+
 # LeakSanitizer stays on: every exit path must free what it allocated.
 SAN_ENV = {
     "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:exitcode=86",

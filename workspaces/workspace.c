@@ -180,36 +180,10 @@ int ws_create(const char *root, const char *customer, const struct ws_quota *q, 
 	return open_ws(root, customer, true, q, out, err);
 }
 
-struct owner {
-	uid_t uid;
-	gid_t gid;
-};
-
-/* Through the entry's own folder: a jailed run of the same customer may be
- * swapping folders for symlinks while this walks. */
-static int chown_entry(void *ctx, const struct fsx_entry *e)
-{
-	const struct owner *o = ctx;
-
-	if (e->st->st_uid == o->uid && e->st->st_gid == o->gid)
-		return 0;
-	if (fchownat(e->dirfd, e->name, o->uid, o->gid, AT_SYMLINK_NOFOLLOW) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
-}
-
 static int chown_tree(const char *path, uid_t uid, gid_t gid, struct err *err)
 {
-	struct owner o = {uid, gid};
-	int fd, rc;
+	int rc = fsx_chown_tree(path, uid, gid);
 
-	fd = fsx_open_dir(path);
-	if (fd < 0)
-		return err_set(err, EXIT_FAILED, "open %s: %s", path, strerror(-fd));
-	rc = fchown(fd, uid, gid) < 0 ? -errno : 0;
-	if (!rc)
-		rc = fsx_walk_at(fd, (size_t)-1, chown_entry, &o);
-	close(fd);
 	if (rc < 0)
 		return err_set(err, EXIT_FAILED, "chown -R %s %u:%u: %s", path, (unsigned)uid,
 			       (unsigned)gid, strerror(-rc));

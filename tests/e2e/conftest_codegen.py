@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (EVERYTHING, FILESYSTEM, MEMORY, REPO, SEQTHINK, TEST_SERVERS, TESTS_NM,
-                      everything_stdio)
+from conftest import (EVERYTHING, FILESYSTEM, REPO, SEQTHINK, TEST_SERVERS, TESTS_NM,
+                      everything_stdio, memory_server, server_dir)
 
 MYPY = ["/usr/bin/python3", "-m", "mypy"]
 TSC = TESTS_NM / ".bin" / "tsc"
@@ -23,9 +23,8 @@ HOSTILE = str(TEST_SERVERS / "hostile.mjs")
 def reference_servers(tmp: Path) -> dict:
     return {
         "everything": everything_stdio(),
-        "filesystem": {"command": "node", "args": [FILESYSTEM, str(tmp)]},
-        "memory": {"command": "node", "args": [MEMORY],
-                   "env": {"MEMORY_FILE_PATH": str(tmp / "memory.jsonl")}},
+        "filesystem": {"command": "node", "args": [FILESYSTEM, str(server_dir(tmp, "files"))]},
+        "memory": memory_server(tmp),
         "sequential-thinking": {"command": "node", "args": [SEQTHINK]},
     }
 

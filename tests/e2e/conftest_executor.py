@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MEMORY, REPO, everything_stdio
+from conftest import REPO, everything_stdio, memory_server
 
 JAIL = REPO / "tests" / "jail"
 JAIL_HOST_UID = 64000
@@ -18,8 +18,7 @@ def exec_config(mcpfs) -> None:
     """everything (shared) and memory (its graph in the test's folder)."""
     mcpfs.write_config({
         "everything": everything_stdio(),
-        "memory": {"command": "node", "args": [MEMORY],
-                   "env": {"MEMORY_FILE_PATH": str(mcpfs.tmp / "memory.jsonl")}},
+        "memory": memory_server(mcpfs.tmp),
     })
 
 

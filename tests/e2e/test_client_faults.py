@@ -8,6 +8,8 @@ import select
 import subprocess
 import time
 
+import pytest
+
 from conftest import EVERYTHING, everything_stdio, sdk_server
 from conftest_mount import pid_alive, wait_until
 
@@ -182,21 +184,30 @@ def test_no_progress_token_without_a_terminal(mcpfs):
     assert mcpfs.run("call", "f", "progress", check=0).stdout == "no token\n"
 
 
-def test_minimal_environment_plus_config_env(mcpfs):
-    mcpfs.write_config({"everything": {**everything_stdio(), "env": {"FROM_CONFIG": "yes"}}})
+@pytest.mark.parametrize("sandbox", [True, False])
+def test_minimal_environment_plus_config_env(mcpfs, sandbox):
+    """A few variables of ours, then the config's. Sandboxed, HOME is the
+    server's own home (server sandboxes), not ours."""
+    mcpfs.write_config({"everything": {**everything_stdio(), "env": {"FROM_CONFIG": "yes"},
+                                       **({} if sandbox else {"sandbox": False})}})
     r = mcpfs.json("call", "everything", "get-env", env={"LEAKED_SECRET": "no"})
     env = json.loads(r["content"][0]["text"])
     assert env["FROM_CONFIG"] == "yes"
-    assert "LEAKED_SECRET" not in env and "MCPFS_ROOT" not in env
-    assert env["HOME"] == mcpfs.env["HOME"] and "PATH" in env
+    assert "LEAKED_SECRET" not in env and "MCPFS_ROOT" not in env and "PATH" in env
+    if sandbox and os.geteuid() == 0:
+        assert env["HOME"] == "/home/mcpfs" and "USER" not in env, env
+    else:
+        assert env["HOME"] == mcpfs.env["HOME"], env
 
 
 def test_cwd_from_config(mcpfs, tmp_path):
+    cwd = tmp_path / "cwd"  # beside the data root: a sandbox may not bind what holds it
+    cwd.mkdir()
     mcpfs.write_config({"f": {"command": "sh", "args": ["-c", "pwd >&2; exec node \"$0\"",
                                                         faults()["args"][0]],
-                              "cwd": str(tmp_path)}})
+                              "cwd": str(cwd)}})
     mcpfs.run("call", "f", "echo", '{"message": "m"}', check=0)
-    assert str(tmp_path) in (mcpfs.root / "logs" / "f.log").read_text()
+    assert str(cwd) in (mcpfs.root / "logs" / "f.log").read_text()
 
 
 def test_stderr_drained_into_the_log(mcpfs):

@@ -6,6 +6,7 @@ elicitation is declared and answered, URL mode refused with -32602;
 "logLevel" is sent as logging/setLevel and the server's messages land in
 its log."""
 import json
+import os
 import socket
 import subprocess
 import time
@@ -45,9 +46,13 @@ def test_task_timeout_cancels_the_task(mcpfs):
 
 
 def test_initialize_bounded_by_timeout_and_never_cancelled(mcpfs):
-    heard = mcpfs.tmp / "heard.jsonl"
-    # A server that reads and never answers.
-    mcpfs.write_config({"silent": {"command": "sh", "args": ["-c", f"cat > {heard}"]}})
+    (mcpfs.tmp / "heard").mkdir()
+    if os.geteuid() == 0:  # a shared server's sandbox writes as uid 64001
+        os.chown(mcpfs.tmp / "heard", 64001, 64001)
+    heard = mcpfs.tmp / "heard" / "heard.jsonl"
+    # A server that reads and never answers (its sandbox may write the file).
+    mcpfs.write_config({"silent": {"command": "sh", "args": ["-c", f"cat > {heard}"],
+                                   "sandbox": {"rw": [str(heard.parent)]}}})
     t0 = time.monotonic()
     p = mcpfs.run("call", "--timeout", "3", "silent", "anything", timeout=120)
     took = time.monotonic() - t0

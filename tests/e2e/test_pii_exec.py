@@ -10,7 +10,7 @@ mcpfs's logs or the session's records."""
 import json
 import stat
 
-from conftest import FILESYSTEM, MEMORY
+from conftest import FILESYSTEM, memory_server, server_dir
 from conftest_executor import run_code
 
 EMAIL = "alice.liddell@example.com"
@@ -38,10 +38,13 @@ except Exception as e:
 
 
 def pii_config(mcpfs, pii=None):
-    cfg = {"mcpServers": {"memory": {"command": "node", "args": [MEMORY],
-                                     "env": {"MEMORY_FILE_PATH": str(mcpfs.tmp / "memory.jsonl")}}},
+    cfg = {"mcpServers": {"memory": memory_server(mcpfs.tmp)},
            "pii": pii if pii is not None else {"enabled": True}}
     mcpfs.config_path.write_text(json.dumps(cfg))
+
+
+def memory_file(mcpfs):
+    return server_dir(mcpfs.tmp) / "memory.jsonl"
 
 
 def seed(mcpfs):
@@ -50,7 +53,7 @@ def seed(mcpfs):
     out = mcpfs.json("call", "memory", "create_entities", json.dumps(ents))
     # The caller of `mcpfs call` sees tokens too, and the server the real values.
     assert EMAIL not in json.dumps(out) and "[EMAIL_1]" in json.dumps(out), out
-    assert EMAIL in (mcpfs.tmp / "memory.jsonl").read_text()
+    assert EMAIL in memory_file(mcpfs).read_text()
 
 
 def sessions(mcpfs, customer="default"):
@@ -63,7 +66,7 @@ def test_jailed_program_moves_an_email_it_never_sees(mcpfs):
     p, res = run_code(mcpfs, READ_WRITE, "--session", "s1")
     assert res["exit_code"] == 0, res
     assert res["stdout"] == "saw [EMAIL_1]\nand wrote [EMAIL_2]\n", res
-    memory = (mcpfs.tmp / "memory.jsonl").read_text()
+    memory = memory_file(mcpfs).read_text()
     assert f"contact {EMAIL}" in memory, memory
     assert "[EMAIL_" not in memory, memory
     # The record holds tokens only; the vault holds the values, 0600.
@@ -96,7 +99,7 @@ def test_another_sessions_token_is_refused(mcpfs):
     assert res["stdout"].startswith("refused:"), res
     assert "[EMAIL_1] is not a token of this session" in res["stdout"], res
     assert EMAIL not in res["stdout"] + res["stderr"]
-    assert '"x"' not in (mcpfs.tmp / "memory.jsonl").read_text()
+    assert '"x"' not in memory_file(mcpfs).read_text()
     p = mcpfs.run("pii", "restore", "--session", "s2", input="[EMAIL_1]", check=1)
     assert "not a token of this session" in p.stderr and EMAIL not in p.stderr
 
@@ -110,7 +113,7 @@ def test_call_with_a_session_shares_its_vault(mcpfs):
     # A token of s9 as an argument reaches the server as the value.
     ents = {"entities": [{"name": "back", "entityType": "p", "observations": ["[EMAIL_1]"]}]}
     mcpfs.run("call", "memory", "create_entities", json.dumps(ents), "--session", "s9", check=0)
-    memory = (mcpfs.tmp / "memory.jsonl").read_text()
+    memory = memory_file(mcpfs).read_text()
     assert json.dumps(["[EMAIL_1]"]) not in memory and memory.count(EMAIL) == 2, memory
 
 
@@ -151,9 +154,9 @@ SIZE = 5368709120  # 5 GiB, shaped like a North American phone number
 
 
 def files_config(mcpfs, pii=None):
-    files = mcpfs.tmp / "files"
-    files.mkdir(exist_ok=True)
-    cfg = {"mcpServers": {"files": {"command": "node", "args": [FILESYSTEM, str(files)]}},
+    files = server_dir(mcpfs.tmp, "files")
+    cfg = {"mcpServers": {"files": {"command": "node", "args": [FILESYSTEM, str(files)],
+                                    "sandbox": {"rw": [str(files)]}}},
            "pii": pii if pii is not None else {"enabled": True}}
     mcpfs.config_path.write_text(json.dumps(cfg))
     return files

@@ -381,10 +381,11 @@ def test_exec_and_call_go_through_the_daemon(mcpfs, host_unchanged):
     """With a daemon on the data root, `mcpfs exec`, `call`, `servers` and
     `tools` use its warm servers: the server starts once (a wrapper counts
     its starts)."""
-    from conftest import EVERYTHING
-    starts = mcpfs.tmp / "starts"
+    from conftest import EVERYTHING, server_dir
+    starts = server_dir(mcpfs.tmp) / "starts"
     mcpfs.write_config({"everything": {
-        "command": "sh", "args": ["-c", f'echo x >> {starts}; exec node {EVERYTHING} stdio']}})
+        "command": "sh", "args": ["-c", f'echo x >> {starts}; exec node "$0" stdio', EVERYTHING],
+        "sandbox": {"rw": [str(starts.parent)]}}})
     prog = mcpfs.tmp / "p.py"
     prog.write_text(GET_SUM)
     s = Serve(mcpfs)
