@@ -132,8 +132,14 @@ def host_unchanged(mcpfs):
     cgroups_before, mounts_before = set(_cgroups()), _jail_like_mounts()
     yield
     deadline = time.monotonic() + 60  # a killed process may take a while to be reaped
+    # A group counts only if it stays: another session's runs make and
+    # remove empty groups all the time, and one of those may be new here at
+    # any moment; one of ours that was left behind never goes.
+    candidates = None
     while True:
         pids, groups = _leaks(mcpfs.root, cgroups_before)
+        candidates = set(groups) if candidates is None else candidates & set(groups)
+        groups = sorted(candidates)
         if (not pids and not groups) or time.monotonic() > deadline:
             break
         time.sleep(0.05)
