@@ -1,0 +1,41 @@
+"""mcpfs serve's life beside its fronts: the mount it can hold (--mount),
+what a daemon killed with -9 leaves and the next one sweeps, the customer
+its config names, and the CLI's calls through it bounded as without it."""
+import signal
+import time
+
+from conftest import mounts_under
+from conftest_executor import host_unchanged  # noqa: F401 (a fixture)
+from conftest_serve import Stdio, serve_config, wait_for
+
+
+def test_stdio_holds_the_mount(mcpfs, host_unchanged):
+    serve_config(mcpfs)
+    mnt = mcpfs.tmp / "mnt"
+    mnt.mkdir()
+    c = Stdio(mcpfs, "--mount", mnt)
+    try:
+        c.initialize()
+        # the mount answers before the front does
+        assert mounts_under(mnt) == [str(mnt)]
+        assert "everything" in [p.name for p in (mnt / "servers").iterdir()]
+        out = mcpfs.tmp / "tree"
+        mcpfs.run("generate", "--out", out, check=0)
+        for name in ("get_sum.py", "get_sum.ts", "README.md"):
+            assert (mnt / "servers" / "everything" / name).read_bytes() == \
+                (out / "servers" / "everything" / name).read_bytes(), name
+        assert list((mcpfs.root / "run").glob("mount-*.json"))
+        c.p.send_signal(signal.SIGTERM)
+        assert c.p.wait(timeout=60) == 0, c.stderr()
+    finally:
+        if c.p.poll() is None:
+            c.p.kill()
+    assert mounts_under(mnt) == []
+    assert not list((mcpfs.root / "run").glob("mount-*.json"))
+    assert not (mcpfs.root / "run" / "serve.sock").exists()
+
+
+def test_mount_on_a_bad_mountpoint_fails_with_one_line(mcpfs):
+    serve_config(mcpfs)
+    p = mcpfs.run("serve", "--stdio", "--mount", mcpfs.tmp / "nowhere", input="", check=2)
+    assert "nowhere" in p.stderr and p.stderr.count("\n") == 1, p.stderr
