@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../codegen/codegen.h"
+#include "../executor/run.h"
 #include "../fusefs/mount.h"
 #include "../serve/control.h"
 #include "../serve/engine.h"
@@ -161,7 +162,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	struct err err = {0};
 	bool stdio = false;
 	const char *http = NULL;
-	int c, status = EXIT_USAGE;
+	int c, swept, status = EXIT_USAGE;
 	struct pollfd p;
 	pthread_t th;
 	sigset_t stop;
@@ -235,6 +236,12 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		return cli_fail(&err);
 	}
 	job.e = e;
+	/* A daemon killed with -9 (or an exec) left its runs' folders and
+	 * cgroups: gone before this one runs anything. */
+	swept = run_sweep(so.root, so.cgroup_parent);
+	if (swept > 0)
+		fprintf(stderr, "mcpfs: serve: swept what %d killed run%s left behind\n", swept,
+			swept == 1 ? "" : "s");
 	ctl = control_start(e, &taken, &err);
 	if (!ctl && !taken) {
 		status = cli_fail(&err);

@@ -95,6 +95,24 @@ void run_free(struct run *r);
  * cancels. NULL with @err when the code never ran. */
 json_t *run_exec(const struct run_opts *o, int *status, struct err *err);
 
+/* Leftovers of killed runs (run_sweep.c). Beside a run's folder
+ * <root>/run/exec-<id> is exec-<id>RUN_LOCK_SUFFIX, locked while the run or
+ * its jail lives; the lock is taken, and the folder made, under
+ * RUN_SWEEP_LOCK (in the data root) held shared. */
+#define RUN_SWEEP_LOCK "run/sweep.lock"
+#define RUN_LOCK_SUFFIX ".lock"
+
+/* Open the sweep lock of data root @root and flock(@how) it (LOCK_SH, LOCK_EX).
+ * Returns the descriptor, or -errno. */
+int run_sweep_lock(const char *root, int how);
+
+/* Remove what runs of killed mcpfs processes left under @root: each run
+ * folder whose lock is free, and that run's cgroups (beside this process's
+ * own, or in @cgroup_parent, $MCPFS_CGROUP, under v2) once they hold no
+ * process. Live runs, of this process or another, are never touched.
+ * Returns how many runs' leftovers were removed, or -errno. */
+int run_sweep(const char *root, const char *cgroup_parent);
+
 /* A new collision-free id for a run or session: UTC time plus 64 random bits,
  * valid as a workspace id. @n >= 40. Returns 0 or -errno. */
 int run_id_new(char *out, size_t n);

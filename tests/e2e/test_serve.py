@@ -302,9 +302,9 @@ def start_sleeper(url, seconds=60):
     return c, t
 
 
-def test_kill9_mid_run_then_restart(mcpfs):
-    """No host_unchanged: the run's empty cgroups stay until a later jail
-    sweeps them (executor/jail_cgroup.c, after 60 s)."""
+def test_kill9_mid_run_then_restart(mcpfs, host_unchanged):
+    """What the killed daemon left (its run's folder and cgroups, its
+    socket) does not stop the CLI, and the next daemon sweeps it."""
     serve_config(mcpfs)
     s = Serve(mcpfs)
     c = Http(s.url)
@@ -316,8 +316,17 @@ def test_kill9_mid_run_then_restart(mcpfs):
     s.p.wait(timeout=60)
     wait_for(lambda: not jailed_code_pids(mcpfs.root), timeout=30, what="the jail to die")
     assert session_logs_valid(mcpfs.root) >= 1
+    run = mcpfs.root / "run"
+    left = sorted(p.name for p in run.iterdir() if p.name.startswith("exec-"))
+    assert len(left) == 2 and (run / "serve.sock").is_socket()  # exec-ID/, exec-ID.lock
+    # the CLI finds no daemon behind the socket and works alone, at once
+    prog = mcpfs.tmp / "p.py"
+    prog.write_text(GET_SUM)
+    assert mcpfs.run("exec", prog, check=0, timeout=120).stdout == "The sum of 2 and 3 is 5.\n"
     s2 = Serve(mcpfs)
     try:
+        assert not any((run / name).exists() for name in left)
+        assert "swept what 1 killed run left behind" in s2.stderr()
         c2 = Http(s2.url)
         c2.initialize()
         r = c2.call("execute_code", {"code": GET_SUM})
@@ -325,6 +334,7 @@ def test_kill9_mid_run_then_restart(mcpfs):
     finally:
         assert s2.stop() == 0
     assert session_logs_valid(mcpfs.root) >= 2
+    assert not (run / "serve.sock").exists()
 
 
 def test_sigterm_drains(mcpfs, host_unchanged):
