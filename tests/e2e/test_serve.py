@@ -189,8 +189,20 @@ def test_workspace_skills_and_cut_output(mcpfs, host_unchanged):
     assert session_logs_valid(mcpfs.root) == 1
 
 
+MEMORY_CODE = ("from servers.memory import create_entities, read_graph\n"
+               "if NAME:\n"
+               "    create_entities(entities=[{'name': NAME, 'entityType': 'person',\n"
+               "                               'observations': ['met at the fair']}])\n"
+               "print(sorted(e['name'] for e in read_graph()['entities']))\n")
+
+
 def test_two_customers_two_tokens(mcpfs, host_unchanged):
-    serve_config(mcpfs)
+    from conftest import MEMORY, everything_stdio
+    # memory: one instance per customer, its graph in the customer's state
+    mcpfs.write_config({"everything": everything_stdio(),
+                        "memory": {"command": "node", "args": [MEMORY],
+                                   "env": {"MEMORY_FILE_PATH": "${STATE}/memory.jsonl"},
+                                   "scope": "customer"}})
     ta = mcpfs.run("token", "create", "alpha", check=0).stdout.strip()
     tb = mcpfs.run("token", "create", "beta", check=0).stdout.strip()
     assert len(ta) == 70 and ta != tb
@@ -217,6 +229,19 @@ def test_two_customers_two_tokens(mcpfs, host_unchanged):
         assert b.call("read_workspace_file", {"path": "secret.txt"})["result"]["isError"]
         assert b.call("list_skills", {})["result"]["structuredContent"]["skills"] == []
         assert b.call("get_session", {})["result"]["structuredContent"]["customer"] == "beta"
+
+        def memory(client, name):
+            r = client.call("execute_code", {"code": f"NAME = {name!r}\n" + MEMORY_CODE})
+            assert r["result"]["structuredContent"]["exit_code"] == 0, r
+            return r["result"]["structuredContent"]["stdout"]
+
+        assert memory(a, "Ada") == "['Ada']\n"
+        assert memory(b, "") == "[]\n"  # A's entity is not in B's memory
+        assert memory(b, "Bob") == "['Bob']\n"
+        assert memory(a, "") == "['Ada']\n"
+        for who, name in (("alpha", "Ada"), ("beta", "Bob")):
+            graph = (mcpfs.root / "workspaces" / who / "state" / "memory.jsonl").read_text()
+            assert name in graph and ({"Ada", "Bob"} - {name}).pop() not in graph
         # B's token on A's session: no such session for B
         stolen = Http(s.url, tb)
         stolen.session = a.session
