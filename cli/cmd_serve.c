@@ -37,8 +37,9 @@ static void usage(FILE *f)
 	    "                    the URL (PORT 0 picks one); a bearer token decides the\n"
 	    "                    customer ('mcpfs token create'); without any token only a\n"
 	    "                    loopback HOST is allowed\n"
-	    "  --customer ID     whose workspace, skills and servers (default: default);\n"
-	    "                    over HTTP, only when no token exists\n"
+	    "  --customer ID     whose workspace, skills and servers (default: the config's\n"
+	    "                    \"customer\", else default); over HTTP, only when no token\n"
+	    "                    exists\n"
 	    "  --max-runs N      runs at once (default: 2 per CPU)\n"
 	    "  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
 	    "  --memory MB       memory limit of each run (default 512)\n"
@@ -153,7 +154,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP")};
-	struct stdio_job job = {.customer = "default", .drain_s = SERVE_DRAIN_S, .done = {-1, -1}};
+	struct stdio_job job = {.customer = NULL, .drain_s = SERVE_DRAIN_S, .done = {-1, -1}};
 	struct fusefs_mount_opts mo = {.langs = CG_LANG_ALL};
 	struct fusefs_mount *mnt = NULL;
 	struct serve_engine *e = NULL;
@@ -218,13 +219,15 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!id_valid(job.customer, "customer", &err))
+	if (job.customer && !id_valid(job.customer, "customer", &err))
 		return cli_fail(&err);
 	signals_block(&stop);
 	so.root = cli_root(cli);
 	so.cfg = so.root ? cli_config(cli) : NULL;
 	if (!so.cfg)
 		return EXIT_USAGE;
+	if (!job.customer)
+		job.customer = so.cfg->customer ? so.cfg->customer : "default";
 	/* The CLI's hub: the same call hooks (PII) as every other caller. */
 	so.hub = cli_hub_new(cli, SERVE_CATALOG_MAX_AGE_S);
 	if (!so.hub)

@@ -65,6 +65,7 @@ struct config {
 	size_t nservers;
 	char *origin; /* the file it came from, or "(embedded default)" */
 	json_t *pii;  /* the "pii" section as written (owned), or NULL; see pii/pii.h */
+	char *customer; /* "customer": serve's customer without --customer (a valid id), or NULL */
 };
 
 /* Find and load the config: @explicit_path, then $MCPFS_CONFIG, ./mcpfs.json,

@@ -1,10 +1,10 @@
 """mcpfs serve's life beside its fronts: the mount it can hold (--mount),
 what a daemon killed with -9 leaves and the next one sweeps, the customer
 its config names, and the CLI's calls through it bounded as without it."""
+import json
 import signal
-import time
 
-from conftest import mounts_under
+from conftest import everything_stdio, mounts_under
 from conftest_executor import host_unchanged  # noqa: F401 (a fixture)
 from conftest_serve import Stdio, serve_config, wait_for
 
@@ -39,3 +39,24 @@ def test_mount_on_a_bad_mountpoint_fails_with_one_line(mcpfs):
     serve_config(mcpfs)
     p = mcpfs.run("serve", "--stdio", "--mount", mcpfs.tmp / "nowhere", input="", check=2)
     assert "nowhere" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+
+
+def session_customer(mcpfs, *args) -> str:
+    c = Stdio(mcpfs, *args)
+    try:
+        c.initialize()
+        r = c.request("tools/call", {"name": "get_session", "arguments": {}})
+        return r["result"]["structuredContent"]["customer"]
+    finally:
+        assert c.close() == 0
+
+
+def test_stdio_customer_from_the_config(mcpfs, host_unchanged):
+    config = {"customer": "acme", "mcpServers": {"everything": everything_stdio()}}
+    mcpfs.config_path.write_text(json.dumps(config))
+    assert session_customer(mcpfs) == "acme"
+    assert session_customer(mcpfs, "--customer", "beta") == "beta"  # the flag wins
+    config["customer"] = "../etc"
+    mcpfs.config_path.write_text(json.dumps(config))
+    p = mcpfs.run("serve", "--stdio", input="", check=2)
+    assert '"customer"' in p.stderr and p.stderr.count("\n") == 1, p.stderr
