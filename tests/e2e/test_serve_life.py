@@ -3,10 +3,12 @@ what a daemon killed with -9 leaves and the next one sweeps, the customer
 its config names, and the CLI's calls through it bounded as without it."""
 import json
 import signal
+import subprocess
+import time
 
 from conftest import everything_stdio, mounts_under
 from conftest_executor import host_unchanged  # noqa: F401 (a fixture)
-from conftest_serve import Stdio, serve_config, wait_for
+from conftest_serve import Serve, Stdio, serve_config, wait_for
 
 
 def test_stdio_holds_the_mount(mcpfs, host_unchanged):
@@ -60,3 +62,46 @@ def test_stdio_customer_from_the_config(mcpfs, host_unchanged):
     mcpfs.config_path.write_text(json.dumps(config))
     p = mcpfs.run("serve", "--stdio", input="", check=2)
     assert '"customer"' in p.stderr and p.stderr.count("\n") == 1, p.stderr
+
+
+def test_call_timeout_bounds_the_start_through_the_daemon(mcpfs, host_unchanged):
+    """`call --timeout 3` on a server that never answers initialize gives
+    up after about 3 s, as without a daemon, not after the 30 s a start may
+    take: when it starts the server, and when another client's start is
+    under way. A client killed meanwhile does not take the daemon along
+    (SIGPIPE)."""
+    heard = {n: mcpfs.tmp / f"{n}.jsonl" for n in ("silent", "later")}
+    mcpfs.write_config({"everything": everything_stdio(),
+                        **{n: {"command": "sh", "args": ["-c", f"cat > {p}"]}
+                           for n, p in heard.items()}})
+    s = Serve(mcpfs)
+    other = None
+    try:
+        assert (mcpfs.root / "run" / "serve.sock").is_socket()
+
+        def timed_call(server):
+            t0 = time.monotonic()
+            p = mcpfs.run("call", "--timeout", "3", server, "anything", timeout=120)
+            took = time.monotonic() - t0
+            assert p.returncode == 3 and p.stderr.count("\n") == 1, p.stderr
+            assert took < 20, f"the default connect timeout (30 s) was used: {took:.1f} s"
+            return p.stderr
+
+        assert "initialize timed out" in timed_call("silent")
+        assert "initialize" in heard["silent"].read_text()  # the daemon's start
+        # another client starts "later", bounded at 20 s (the drain waits for it)
+        other = subprocess.Popen(mcpfs.cmd("call", "--timeout", "20", "later", "anything"),
+                                 env=mcpfs.env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: heard["later"].exists() and "initialize" in heard["later"].read_text(),
+                 what="the daemon to start 'later'")
+        assert "still starting" in timed_call("later")
+        assert other.poll() is None  # its own start goes on
+        # the daemon goes on serving
+        assert mcpfs.run("call", "everything", "get-sum", '{"a": 1, "b": 2}',
+                         check=0).stdout.strip() == "The sum of 1 and 2 is 3."
+    finally:
+        if other:
+            other.kill()
+            other.wait()
+        assert s.stop() == 0
