@@ -393,7 +393,7 @@ static void filter_output(struct run *r, json_t *obj)
 			json_object_set_new(obj, fields[i], json_string(line));
 }
 
-static void record(struct run *r, json_t *res)
+void run_record(struct run *r, json_t *res)
 {
 	const struct run_opts *o = r->o;
 	size_t code_len = o->code_len < RUN_RECORD_CODE_MAX ? o->code_len : RUN_RECORD_CODE_MAX;
@@ -425,7 +425,9 @@ static int workspace_ready(struct run *r, struct err *err)
 	const char *customer = r->o->customer ? r->o->customer : "default";
 	struct stat st;
 
-	if (ws_open(r->o->root, customer, true, &r->ws, err) < 0)
+	if (r->o->ws)
+		r->ws = *r->o->ws;
+	else if (ws_open(r->o->root, customer, true, &r->ws, err) < 0)
 		return -1;
 	if (ws_skills_shared(r->o->root, r->skills_shared, sizeof(r->skills_shared), err) < 0)
 		return -1;
@@ -545,7 +547,7 @@ json_t *run_wait(struct run *r, int *status, struct err *err)
 	if (o->output_filter)
 		filter_output(r, res);
 	if (o->record)
-		record(r, res);
+		run_record(r, res);
 	return res;
 }
 

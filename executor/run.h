@@ -13,6 +13,7 @@
 
 struct hub;
 struct search_source;
+struct ws;
 struct config;
 
 /* The longest wall-clock limit a run may ask for. */
@@ -28,6 +29,8 @@ struct run_opts {
 	const struct config *cfg; /* borrowed; its server names make the tree */
 	struct hub *hub;	  /* borrowed; serves the bridge */
 	const char *customer;	  /* NULL: "default" */
+	const struct ws *ws;	  /* that customer's workspace, already open (ws_open with
+				     create); borrowed. NULL: the run opens it */
 	const char *session;	  /* NULL: a new id */
 	const char *description;  /* for the task record; NULL: none */
 	bool record;		  /* append the task to the session log */
@@ -86,6 +89,11 @@ void run_cancel(struct run *r);
  * exit status mcpfs should return: the code's (128+signal when killed).
  * Appends the task to the session log when opts.record. NULL with @err. */
 json_t *run_wait(struct run *r, int *status, struct err *err);
+
+/* Append the task to the session log, as run_wait does with opts.record,
+ * for a caller that answers first (serve): after run_wait (without
+ * opts.record) with its result @res, before run_free. */
+void run_record(struct run *r, json_t *res);
 
 /* Kill what is left (a run never waited for), remove its socket and folder,
  * free. Accepts NULL. */
