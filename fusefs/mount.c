@@ -437,9 +437,8 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
-struct fusefs_mount *fusefs_mount_start(const struct config *cfg, const char *root,
-					struct hub *hub, const struct fusefs_mount_opts *o,
-					struct err *err)
+struct fusefs_mount *fusefs_mount_start(const struct config *cfg, const char *root, struct hub *hub,
+					const struct fusefs_mount_opts *o, struct err *err)
 {
 	struct sigaction sa = {.sa_handler = on_wake}; /* no SA_RESTART: the wait ends */
 	struct fusefs_mount *fm = calloc(1, sizeof(*fm));

@@ -45,9 +45,8 @@ int fusefs_mount(const struct config *cfg, const char *root, const struct fusefs
  * fusefs_mount_stop. Uses SIGUSR2 to wake its loop: a handler that does
  * nothing is installed for it. */
 struct fusefs_mount;
-struct fusefs_mount *fusefs_mount_start(const struct config *cfg, const char *root,
-					struct hub *hub, const struct fusefs_mount_opts *o,
-					struct err *err);
+struct fusefs_mount *fusefs_mount_start(const struct config *cfg, const char *root, struct hub *hub,
+					const struct fusefs_mount_opts *o, struct err *err);
 /* Unmount (requests in flight are answered first), stop listening, free.
  * Accepts NULL. */
 void fusefs_mount_stop(struct fusefs_mount *fm);

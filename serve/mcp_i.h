@@ -42,7 +42,7 @@ struct mcp_conn {
 	size_t ncalls;
 	unsigned refs;
 	bool closed, initialized, attached;
-	unsigned afters; /* calls answered whose tool_out.after is still running */
+	unsigned afters;	   /* calls answered whose tool_out.after is still running */
 	pthread_mutex_t send_lock; /* one send at a time */
 };
 

@@ -604,8 +604,7 @@ static int parse_imports(struct config *cfg, const json_t *imports, const char *
 }
 
 /* "customer": whose workspace `serve` works in unless --customer says. */
-static int parse_customer(struct config *cfg, const json_t *v, const char *origin,
-			  struct err *err)
+static int parse_customer(struct config *cfg, const json_t *v, const char *origin, struct err *err)
 {
 	struct err why = {0};
 
