@@ -4,8 +4,10 @@ Python program through serve --stdio, warm, against bare python3 in the same
 run; and many HTTP sessions each running several execute_code that call a
 tool, runs per second and p99 latency, against the same runs as `mcpfs exec`
 in a loop; and the first tool call of `mcpfs exec` with a daemon running
-against without. Usage: serve_bench.py [BUILD_DIR]; MCPFS_BENCH_SESSIONS (50) and
-MCPFS_BENCH_RUNS (20 per session) size the second part."""
+against without. Usage: serve_bench.py [BUILD_DIR [BASELINE_BUILD_DIR]]; with a
+baseline (an older mcpfs built elsewhere), the first part runs both daemons,
+interleaved, and prints the difference. MCPFS_BENCH_SESSIONS (50) and
+MCPFS_BENCH_RUNS (20 per session) size the last part."""
 import json
 import os
 import shutil
@@ -21,6 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BUILD = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "build"
 MCPFS = str(BUILD / "mcpfs")
+BASELINE = str(Path(sys.argv[2]) / "mcpfs") if len(sys.argv) > 2 else None
 EVERYTHING = REPO / "servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "bench", "version": "1"}}
@@ -66,9 +69,56 @@ def main():
     try:
         return bench(tmp)
     finally:
-        subprocess.run([MCPFS, "workspace", "umount", "--all"], capture_output=True,
-                       env={"PATH": "/usr/bin:/bin", "MCPFS_ROOT": str(tmp / "root")})
+        for root in tmp.glob("root*"):
+            subprocess.run([MCPFS, "workspace", "umount", "--all"], capture_output=True,
+                           env={"PATH": "/usr/bin:/bin", "MCPFS_ROOT": str(root)})
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def warm_execute_code(tmp, cfg, triv):
+    """execute_code of `pass` through serve --stdio (and the baseline's),
+    interleaved with bare python3; the run's own clock (duration_ms: the
+    jail's set-up and the program in it) splits the overhead into the jail's
+    and what serve and the run's set-up add around it."""
+    args = {"name": "execute_code", "arguments": {"code": "pass\n"}}
+    daemons = {}
+    for name, binary in (("this", MCPFS), ("baseline", BASELINE)):
+        if binary:
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp),
+                   "MCPFS_ROOT": str(tmp / f"root-{name}")}
+            daemons[name] = Stdio([binary, "--config", str(cfg), "serve", "--stdio"], env)
+            daemons[name].call("initialize", INIT)
+            for _ in range(5):
+                assert daemons[name].call("tools/call", args)["result"]["isError"] is False
+    n = int(os.environ.get("MCPFS_BENCH_STARTS", "40"))
+    bare, served = [], {k: [] for k in daemons}
+    inner = {k: [] for k in daemons}
+    load = os.getloadavg()[0]
+    for _ in range(n):  # interleaved, same run
+        t0 = time.perf_counter()
+        subprocess.run(["/usr/bin/python3", str(triv)], check=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp)})
+        bare.append((time.perf_counter() - t0) * 1e3)
+        for k, d in daemons.items():
+            t0 = time.perf_counter()
+            r = d.call("tools/call", args)
+            served[k].append((time.perf_counter() - t0) * 1e3)
+            inner[k].append(r["result"]["structuredContent"]["duration_ms"])
+    for d in daemons.values():
+        d.p.stdin.close()
+        d.p.wait()
+    b = statistics.median(bare)
+    for k in daemons:
+        v, j = statistics.median(served[k]), statistics.median(inner[k])
+        around = statistics.median(x - y for x, y in zip(served[k], inner[k]))
+        print(f"execute_code (serve --stdio, warm{', baseline' if k == 'baseline' else ''}): "
+              f"python3 bare {b:.1f} ms, execute_code {v:.1f} ms, overhead {v - b:+.1f} ms, "
+              f"ratio {v / b:.2f} (medians of {n} interleaved, load {load:.1f}); the jail (the "
+              f"run's duration_ms {j:.1f} ms, its set-up and the program) {j - b:+.1f} ms, serve "
+              f"and the run's set-up around it {around:+.1f} ms")
+    if BASELINE:
+        diff = statistics.median(served["this"]) - statistics.median(served["baseline"])
+        print(f"execute_code against the baseline: {diff:+.1f} ms")
 
 
 def bench(tmp):
@@ -81,25 +131,7 @@ def bench(tmp):
     triv.write_text("pass\n")
 
     # 1. warm execute_code through serve --stdio against bare python3
-    s = Stdio(base + ["serve", "--stdio"], env)
-    s.call("initialize", INIT)
-    args = {"name": "execute_code", "arguments": {"code": "pass\n"}}
-    for _ in range(5):
-        assert s.call("tools/call", args)["result"]["isError"] is False
-    n = int(os.environ.get("MCPFS_BENCH_STARTS", "40"))
-    bare, served = [], []
-    for _ in range(n):  # interleaved, same run
-        t0 = time.perf_counter()
-        subprocess.run(["/usr/bin/python3", str(triv)], check=True, env=env)
-        bare.append((time.perf_counter() - t0) * 1e3)
-        t0 = time.perf_counter()
-        s.call("tools/call", args)
-        served.append((time.perf_counter() - t0) * 1e3)
-    s.p.stdin.close()
-    s.p.wait()
-    b, v = statistics.median(bare), statistics.median(served)
-    print(f"execute_code (serve --stdio, warm): python3 bare {b:.1f} ms, execute_code {v:.1f} ms,"
-          f" overhead {v - b:+.1f} ms, ratio {v / b:.2f} (medians of {n} interleaved)")
+    warm_execute_code(tmp, cfg, triv)
 
     # 2. the first tool call of `mcpfs exec`, through a running daemon and alone
     first = tmp / "first.py"

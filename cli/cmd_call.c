@@ -190,8 +190,8 @@ static json_t *call_one(struct hub *h, int fd, const char *server, const char *t
 
 	if (fd < 0)
 		return hub_call(h, server, tool, args, o, e);
-	p = json_pack("{s:s,s:s,s:O,s:f}", "server", server, "tool", tool, "arguments", args,
-		      "timeout_s", o->timeout_s);
+	p = json_pack("{s:s,s:s,s:O,s:f,s:f}", "server", server, "tool", tool, "arguments", args,
+		      "timeout_s", o->timeout_s, "start_timeout_s", o->start_timeout_s);
 	if (p && o->customer)
 		json_object_set_new(p, "customer", json_string(o->customer));
 	return cli_daemon_request(fd, "call", p, e);

@@ -11,6 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../codegen/codegen.h"
+#include "../executor/run.h"
+#include "../fusefs/mount.h"
 #include "../serve/control.h"
 #include "../serve/engine.h"
 #include "../serve/front_http.h"
@@ -34,13 +37,16 @@ static void usage(FILE *f)
 	    "                    the URL (PORT 0 picks one); a bearer token decides the\n"
 	    "                    customer ('mcpfs token create'); without any token only a\n"
 	    "                    loopback HOST is allowed\n"
-	    "  --customer ID     whose workspace, skills and servers (default: default);\n"
-	    "                    over HTTP, only when no token exists\n"
+	    "  --customer ID     whose workspace, skills and servers (default: the config's\n"
+	    "                    \"customer\", else default); over HTTP, only when no token\n"
+	    "                    exists\n"
 	    "  --max-runs N      runs at once (default: 2 per CPU)\n"
 	    "  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
 	    "  --memory MB       memory limit of each run (default 512)\n"
 	    "  --max-timeout S   the longest timeout_s a run may ask for (default 300)\n"
-	    "  --drain S         on SIGTERM, how long runs in flight may go on (default 10)\n\n"
+	    "  --drain S         on SIGTERM, how long runs in flight may go on (default 10)\n"
+	    "  --mount DIR       also mount the tree at DIR (as 'mcpfs mount'), on this\n"
+	    "                    daemon's warm servers; unmounted when it stops\n\n"
 	    "SIGTERM or SIGINT drains: no new run starts, runs in flight get --drain seconds,\n"
 	    "then are cancelled; nothing is left behind. While it runs, 'mcpfs exec', 'call',\n"
 	    "'tools' and 'servers' on the same data root go through it (<root>/run/serve.sock).\n");
@@ -143,18 +149,21 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	    {"memory", required_argument, NULL, 'm'},
 	    {"max-timeout", required_argument, NULL, 't'},
 	    {"drain", required_argument, NULL, 'd'},
+	    {"mount", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP")};
-	struct stdio_job job = {.customer = "default", .drain_s = SERVE_DRAIN_S, .done = {-1, -1}};
+	struct stdio_job job = {.customer = NULL, .drain_s = SERVE_DRAIN_S, .done = {-1, -1}};
+	struct fusefs_mount_opts mo = {.langs = CG_LANG_ALL};
+	struct fusefs_mount *mnt = NULL;
 	struct serve_engine *e = NULL;
 	struct control *ctl = NULL;
 	bool taken = false;
 	struct err err = {0};
 	bool stdio = false;
 	const char *http = NULL;
-	int c, status = EXIT_USAGE;
+	int c, swept, status = EXIT_USAGE;
 	struct pollfd p;
 	pthread_t th;
 	sigset_t stop;
@@ -195,6 +204,9 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 			if (cli_positive("serve", "--drain", optarg, 24 * 3600, &job.drain_s) < 0)
 				return EXIT_USAGE;
 			break;
+		case 'M':
+			mo.mountpoint = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -207,13 +219,15 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!id_valid(job.customer, "customer", &err))
+	if (job.customer && !id_valid(job.customer, "customer", &err))
 		return cli_fail(&err);
 	signals_block(&stop);
 	so.root = cli_root(cli);
 	so.cfg = so.root ? cli_config(cli) : NULL;
 	if (!so.cfg)
 		return EXIT_USAGE;
+	if (!job.customer)
+		job.customer = so.cfg->customer ? so.cfg->customer : "default";
 	/* The CLI's hub: the same call hooks (PII) as every other caller. */
 	so.hub = cli_hub_new(cli, SERVE_CATALOG_MAX_AGE_S);
 	if (!so.hub)
@@ -225,6 +239,12 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		return cli_fail(&err);
 	}
 	job.e = e;
+	/* A daemon killed with -9 (or an exec) left its runs' folders and
+	 * cgroups: gone before this one runs anything. */
+	swept = run_sweep(so.root, so.cgroup_parent);
+	if (swept > 0)
+		fprintf(stderr, "mcpfs: serve: swept what %d killed run%s left behind\n", swept,
+			swept == 1 ? "" : "s");
 	ctl = control_start(e, &taken, &err);
 	if (!ctl && !taken) {
 		status = cli_fail(&err);
@@ -235,6 +255,10 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 			"mcpfs: serve: another daemon holds %s/" CONTROL_SOCKET
 			"; the CLI goes through that one\n",
 			so.root);
+	if (mo.mountpoint && !(mnt = fusefs_mount_start(so.cfg, so.root, so.hub, &mo, &err))) {
+		status = cli_fail(&err);
+		goto out;
+	}
 	/* The fronts' threads start with the stop signals blocked; only then
 	 * does the main thread take them (signals_main). */
 	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(job.done, O_CLOEXEC) < 0) {
@@ -258,6 +282,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	pthread_join(th, NULL);
 	status = job.rc < 0 ? cli_fail(&job.err) : 0;
 out:
+	fusefs_mount_stop(mnt);
 	control_stop(ctl);
 	serve_engine_free(e);
 	hub_free(so.hub);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <stdatomic.h>
@@ -56,6 +57,8 @@ struct run {
 	char tree[4096], tree_servers[4200];
 	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
 	char dir[4096], sock[4200];
+	char lock_path[4200];
+	int lock_fd; /* lock_path, locked while the run lives; else -1 */
 	char token[64], env_token[128];
 	char rt_paths[RUN_MAX_FILES][128]; /* jail paths of the runtime files */
 	struct bridge *bridge;
@@ -199,22 +202,43 @@ static void supervise(struct run *r, double timeout_ms)
 	}
 }
 
+/* The run's folder and its lock (run_sweep.c), under the sweep lock so that
+ * a sweep never finds the run unlocked. */
 static int run_dir_make(struct run *r, struct err *err)
 {
 	char base[3900];
+	int sweep, rc = -1;
 
 	snprintf(base, sizeof(base), "%s/run", r->o->root);
 	if (mkdir(base, 0755) < 0 && errno != EEXIST)
 		return err_set(err, EXIT_FAILED, "mkdir %s: %s", base, strerror(errno));
+	sweep = run_sweep_lock(r->o->root, LOCK_SH);
+	if (sweep < 0)
+		return err_set(err, EXIT_FAILED, "%s/" RUN_SWEEP_LOCK ": %s", r->o->root,
+			       strerror(-sweep));
+	snprintf(r->lock_path, sizeof(r->lock_path), "%s/exec-%s" RUN_LOCK_SUFFIX, base, r->id);
+	r->lock_fd = open(r->lock_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (r->lock_fd < 0 || flock(r->lock_fd, LOCK_EX) < 0) {
+		err_set(err, EXIT_FAILED, "%s: %s", r->lock_path, strerror(errno));
+		goto out;
+	}
 	snprintf(r->dir, sizeof(r->dir), "%s/exec-%s", base, r->id);
 	snprintf(r->sock, sizeof(r->sock), "%s/bridge.sock", r->dir);
 	/* Only the jail's user may enter: another run's jail never sees it
 	 * anyway (its own mount namespace), and host users do not either. */
-	if (mkdir(r->dir, 0700) < 0)
-		return err_set(err, EXIT_FAILED, "mkdir %s: %s", r->dir, strerror(errno));
-	if (chown(r->dir, RUN_HOST_ID, RUN_HOST_ID) < 0)
-		return err_set(err, EXIT_FAILED, "chown %s: %s", r->dir, strerror(errno));
-	return 0;
+	if (mkdir(r->dir, 0700) < 0) {
+		err_set(err, EXIT_FAILED, "mkdir %s: %s", r->dir, strerror(errno));
+		r->dir[0] = '\0';
+		goto out;
+	}
+	if (chown(r->dir, RUN_HOST_ID, RUN_HOST_ID) < 0) {
+		err_set(err, EXIT_FAILED, "chown %s: %s", r->dir, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	close(sweep);
+	return rc;
 }
 
 /* The run's bridge; its calls end with the run, @timeout_s from now at the
@@ -369,7 +393,7 @@ static void filter_output(struct run *r, json_t *obj)
 			json_object_set_new(obj, fields[i], json_string(line));
 }
 
-static void record(struct run *r, json_t *res)
+void run_record(struct run *r, json_t *res)
 {
 	const struct run_opts *o = r->o;
 	size_t code_len = o->code_len < RUN_RECORD_CODE_MAX ? o->code_len : RUN_RECORD_CODE_MAX;
@@ -401,7 +425,9 @@ static int workspace_ready(struct run *r, struct err *err)
 	const char *customer = r->o->customer ? r->o->customer : "default";
 	struct stat st;
 
-	if (ws_open(r->o->root, customer, true, &r->ws, err) < 0)
+	if (r->o->ws)
+		r->ws = *r->o->ws;
+	else if (ws_open(r->o->root, customer, true, &r->ws, err) < 0)
 		return -1;
 	if (ws_skills_shared(r->o->root, r->skills_shared, sizeof(r->skills_shared), err) < 0)
 		return -1;
@@ -421,7 +447,7 @@ struct run *run_new(const struct run_opts *o, struct err *err)
 		return NULL;
 	}
 	r->o = o;
-	r->out.fd = r->errs.fd = -1;
+	r->out.fd = r->errs.fd = r->lock_fd = -1;
 	buf_init(&r->out.b, RUN_OUTPUT_MAX);
 	buf_init(&r->errs.b, RUN_OUTPUT_MAX);
 	r->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -521,7 +547,7 @@ json_t *run_wait(struct run *r, int *status, struct err *err)
 	if (o->output_filter)
 		filter_output(r, res);
 	if (o->record)
-		record(r, res);
+		run_record(r, res);
 	return res;
 }
 
@@ -533,6 +559,10 @@ void run_free(struct run *r)
 	bridge_free(r->bridge); /* removes the socket */
 	if (r->dir[0])
 		rmdir(r->dir);
+	if (r->lock_fd >= 0) {
+		unlink(r->lock_path);
+		close(r->lock_fd);
+	}
 	if (r->out.fd >= 0)
 		close(r->out.fd);
 	if (r->errs.fd >= 0)

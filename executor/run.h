@@ -13,6 +13,7 @@
 
 struct hub;
 struct search_source;
+struct ws;
 struct config;
 
 /* The longest wall-clock limit a run may ask for. */
@@ -28,6 +29,8 @@ struct run_opts {
 	const struct config *cfg; /* borrowed; its server names make the tree */
 	struct hub *hub;	  /* borrowed; serves the bridge */
 	const char *customer;	  /* NULL: "default" */
+	const struct ws *ws;	  /* that customer's workspace, already open (ws_open with
+				     create); borrowed. NULL: the run opens it */
 	const char *session;	  /* NULL: a new id */
 	const char *description;  /* for the task record; NULL: none */
 	bool record;		  /* append the task to the session log */
@@ -87,6 +90,11 @@ void run_cancel(struct run *r);
  * Appends the task to the session log when opts.record. NULL with @err. */
 json_t *run_wait(struct run *r, int *status, struct err *err);
 
+/* Append the task to the session log, as run_wait does with opts.record,
+ * for a caller that answers first (serve): after run_wait (without
+ * opts.record) with its result @res, before run_free. */
+void run_record(struct run *r, json_t *res);
+
 /* Kill what is left (a run never waited for), remove its socket and folder,
  * free. Accepts NULL. */
 void run_free(struct run *r);
@@ -94,6 +102,24 @@ void run_free(struct run *r);
 /* run_new, run_start, run_wait and run_free in one, for a caller that never
  * cancels. NULL with @err when the code never ran. */
 json_t *run_exec(const struct run_opts *o, int *status, struct err *err);
+
+/* Leftovers of killed runs (run_sweep.c). Beside a run's folder
+ * <root>/run/exec-<id> is exec-<id>RUN_LOCK_SUFFIX, locked while the run or
+ * its jail lives; the lock is taken, and the folder made, under
+ * RUN_SWEEP_LOCK (in the data root) held shared. */
+#define RUN_SWEEP_LOCK "run/sweep.lock"
+#define RUN_LOCK_SUFFIX ".lock"
+
+/* Open the sweep lock of data root @root and flock(@how) it (LOCK_SH, LOCK_EX).
+ * Returns the descriptor, or -errno. */
+int run_sweep_lock(const char *root, int how);
+
+/* Remove what runs of killed mcpfs processes left under @root: each run
+ * folder whose lock is free, and that run's cgroups (beside this process's
+ * own, or in @cgroup_parent, $MCPFS_CGROUP, under v2) once they hold no
+ * process. Live runs, of this process or another, are never touched.
+ * Returns how many runs' leftovers were removed, or -errno. */
+int run_sweep(const char *root, const char *cgroup_parent);
 
 /* A new collision-free id for a run or session: UTC time plus 64 random bits,
  * valid as a workspace id. @n >= 40. Returns 0 or -errno. */

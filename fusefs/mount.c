@@ -39,12 +39,15 @@ struct mount {
 	struct cg_templates *tpl_loaded; /* owned when --templates */
 	struct cg_root *cgroot;		 /* owned */
 	double *wait_s;			 /* owned: per server */
-	struct hub *hub;		 /* owned */
+	struct hub *hub;		 /* owned, unless embedded */
+	bool embedded;			 /* fusefs_mount_start: on a hub someone else holds */
+	int listener;			 /* hub_listen handle, or 0 */
 	struct fusefs_source src;
 	struct fusefs_tree *_Atomic tree; /* owned; read by hub threads */
 	struct fusefs_inval *inval;	  /* owned */
 	struct fuse_session *se;	  /* owned */
 	int ready_fd;			  /* daemon: the verdict pipe; else -1 */
+	bool signals, mounted;		  /* libfuse's signal handlers set; mounted */
 	pthread_t main_thread;
 	atomic_bool pidfile; /* written, so remove it at the end */
 };
@@ -136,6 +139,16 @@ static int build_root(struct mount *m, struct err *err)
 	return 0;
 }
 
+static void root_free(struct mount *m)
+{
+	cg_root_free(m->cgroot);
+	m->cgroot = NULL;
+	cg_templates_free(m->tpl_loaded);
+	m->tpl_loaded = NULL;
+	free(m->wait_s);
+	m->wait_s = NULL;
+}
+
 static void on_catalog_changed(void *ctx, const char *server, uint64_t generation)
 {
 	struct mount *m = ctx;
@@ -146,19 +159,34 @@ static void on_catalog_changed(void *ctx, const char *server, uint64_t generatio
 		fusefs_tree_changed(t, server);
 }
 
-/* Waits until the mountpoint answers, then writes the pid file and lets the
- * parent go; on failure, reports and stops the loop. */
-static void *ready_main(void *arg)
+/* Wait until the mountpoint answers, then write the pid file. Returns false
+ * when it never answered. */
+static bool wait_ready(struct mount *m)
 {
-	struct mount *m = arg;
 	int i, rc;
 
 	for (i = 0; i < READY_TRIES && !fusefs_mount_answers(m->mnt); i++)
 		usleep(100 * 1000);
-	if (i == READY_TRIES) {
-		if (m->ready_fd >= 0) {
-			char line[ERR_TEXT_MAX];
+	if (i == READY_TRIES)
+		return false;
+	rc = fusefs_pidfile_write(m->root, m->mnt, m->o->langs, m->cfg->origin);
+	if (rc)
+		fprintf(stderr, "mcpfs: mount: writing the pid file under %s/run: %s\n", m->root,
+			strerror(-rc));
+	else
+		atomic_store(&m->pidfile, true);
+	return true;
+}
 
+/* Lets the parent go once the mount answers; otherwise reports and stops
+ * the loop. */
+static void *ready_main(void *arg)
+{
+	struct mount *m = arg;
+	char line[ERR_TEXT_MAX];
+
+	if (!wait_ready(m)) {
+		if (m->ready_fd >= 0) {
 			snprintf(line, sizeof(line), "mount: %.400s does not answer after mounting",
 				 m->mnt);
 			fusefs_daemon_report(m->ready_fd, EXIT_FAILED, line, NULL);
@@ -167,12 +195,6 @@ static void *ready_main(void *arg)
 		pthread_kill(m->main_thread, SIGTERM);
 		return NULL;
 	}
-	rc = fusefs_pidfile_write(m->root, m->mnt, m->o->langs, m->cfg->origin);
-	if (rc)
-		fprintf(stderr, "mcpfs: mount: writing the pid file under %s/run: %s\n", m->root,
-			strerror(-rc));
-	else
-		atomic_store(&m->pidfile, true);
 	if (m->ready_fd >= 0) {
 		fusefs_daemon_report(m->ready_fd, 0, NULL, m->log_path);
 		m->ready_fd = -1;
@@ -207,16 +229,102 @@ static int serve(struct mount *m)
 	return rc;
 }
 
-/* Everything after the fork. Returns an exit status. */
-static int run(struct mount *m, struct err *err)
+/* The tree, the session (with libfuse's signal handlers for `mcpfs mount`)
+ * and the kernel mount over m->hub, and the invalidation thread. Returns 0,
+ * or -1 with @err (its status the exit status); mount_down undoes whatever
+ * was done. */
+static int mount_up(struct mount *m, struct err *err)
 {
 	struct fusefs_tree_opts topts = {0};
 	struct fusefs_notify_ops nops;
-	struct hub_opts ho = {0};
 	struct fusefs_tree *tree;
+	int rc;
+
+	m->inval = fusefs_inval_new(POLL_TICK_S);
+	if (!m->inval)
+		return err_set(err, EXIT_FAILED, "mount: out of memory");
+	m->listener = hub_listen(m->hub, &(struct hub_listener){on_catalog_changed, m});
+	if (m->listener < 0)
+		return err_set(err, EXIT_FAILED, "mount: hub_listen: %s", strerror(-m->listener));
+	fusefs_source_hub(&m->src, m->hub);
+	topts.root = m->cgroot;
+	topts.src = &m->src;
+	topts.wait_s = m->wait_s;
+	topts.cache_max = CACHE_MAX_BYTES;
+	topts.on_swap = fusefs_inval_push;
+	topts.swap_ctx = m->inval;
+	topts.on_listed = fusefs_inval_listed;
+	topts.listed_ctx = m->inval;
+	tree = fusefs_tree_new(&topts);
+	if (!tree)
+		return err_set(err, EXIT_FAILED, "mount: out of memory");
+	atomic_store(&m->tree, tree);
+	m->se = session_new(m, tree, err);
+	if (!m->se)
+		return -1;
+	if (!m->embedded) {
+		if (fuse_set_signal_handlers(m->se))
+			return err_set(err, EXIT_FAILED, "mount: fuse_set_signal_handlers failed");
+		m->signals = true;
+	}
+	if (fuse_session_mount(m->se, m->mnt))
+		return err_set(err, EXIT_FAILED, "mount: fuse_session_mount(%s) failed", m->mnt);
+	m->mounted = true;
+	fusefs_notify_ops_session(&nops, m->se);
+	rc = fusefs_inval_start(m->inval, tree, &nops);
+	if (rc)
+		return err_set(err, EXIT_FAILED, "mount: pthread_create(invalidation): %s",
+			       strerror(-rc));
+	return 0;
+}
+
+/* Undo mount_up, in reverse, from whatever state it reached. The loop must
+ * have ended. */
+static void mount_down(struct mount *m)
+{
+	struct fusefs_tree *tree = atomic_load(&m->tree);
+
+	/* The invalidation thread talks to the session: stop it first. */
+	if (m->inval)
+		fusefs_inval_stop(m->inval);
+	if (m->mounted)
+		fuse_session_unmount(m->se);
+	m->mounted = false;
+	if (atomic_load(&m->pidfile))
+		fusefs_pidfile_remove(m->root, m->mnt);
+	atomic_store(&m->pidfile, false);
+	if (m->signals)
+		fuse_remove_signal_handlers(m->se);
+	m->signals = false;
+	if (m->se)
+		fuse_session_destroy(m->se);
+	m->se = NULL;
+	/* Loaders may sit in hub_tools: join them before the hub goes, and
+	 * stop listening before the tree goes (a callback may be under way). */
+	if (tree)
+		fusefs_tree_stop(tree);
+	if (m->listener > 0 && m->embedded)
+		hub_unlisten(m->hub, m->listener);
+	m->listener = 0;
+	if (!m->embedded) {
+		hub_free(m->hub);
+		m->hub = NULL;
+	}
+	/* Queued jobs hold snapshots, which charge the tree's budget. */
+	fusefs_inval_free(m->inval);
+	m->inval = NULL;
+	atomic_store(&m->tree, NULL);
+	fusefs_tree_free(tree);
+}
+
+/* `mcpfs mount`, after the fork: a hub of its own, the loop in this thread
+ * until a signal or an unmount. Returns an exit status. */
+static int run(struct mount *m, struct err *err)
+{
+	struct hub_opts ho = {0};
 	char logs[PATH_MAX];
 	pthread_t ready;
-	int status = EXIT_FAILED, rc, n;
+	int status, rc, n;
 
 	n = snprintf(logs, sizeof(logs), "%s/logs", m->root);
 	if (n < 0 || (size_t)n >= sizeof(logs) ||
@@ -230,84 +338,30 @@ static int run(struct mount *m, struct err *err)
 	ho.cache_max_age_s = -1; /* a mount is long-lived: live catalogs only */
 	ho.launcher = m->o->launcher;
 	m->hub = hub_new(m->cfg, &ho);
-	m->inval = fusefs_inval_new(POLL_TICK_S);
-	if (!m->hub || !m->inval) {
+	if (!m->hub) {
 		err_set(err, EXIT_FAILED, "mount: out of memory");
 		return EXIT_FAILED;
 	}
-	if (hub_listen(m->hub, &(struct hub_listener){on_catalog_changed, m}) < 0) {
-		err_set(err, EXIT_FAILED, "mount: out of memory");
-		return EXIT_FAILED;
-	}
-	fusefs_source_hub(&m->src, m->hub);
-	topts.root = m->cgroot;
-	topts.src = &m->src;
-	topts.wait_s = m->wait_s;
-	topts.cache_max = CACHE_MAX_BYTES;
-	topts.on_swap = fusefs_inval_push;
-	topts.swap_ctx = m->inval;
-	topts.on_listed = fusefs_inval_listed;
-	topts.listed_ctx = m->inval;
-	tree = fusefs_tree_new(&topts);
-	if (!tree) {
-		err_set(err, EXIT_FAILED, "mount: out of memory");
-		return EXIT_FAILED;
-	}
-	atomic_store(&m->tree, tree);
-	m->se = session_new(m, tree, err);
-	if (!m->se) {
-		status = EXIT_USAGE;
-		goto out_tree;
-	}
-	if (fuse_set_signal_handlers(m->se)) {
-		err_set(err, EXIT_FAILED, "mount: fuse_set_signal_handlers failed");
-		goto out_session;
-	}
-	if (fuse_session_mount(m->se, m->mnt)) {
-		err_set(err, EXIT_FAILED, "mount: fuse_session_mount(%s) failed", m->mnt);
-		goto out_signals;
-	}
-	fusefs_notify_ops_session(&nops, m->se);
-	rc = fusefs_inval_start(m->inval, tree, &nops);
-	if (rc) {
-		err_set(err, EXIT_FAILED, "mount: pthread_create(invalidation): %s", strerror(-rc));
-		goto out_unmount;
+	status = EXIT_FAILED;
+	if (mount_up(m, err) < 0) {
+		status = err->status;
+		goto out;
 	}
 	m->main_thread = pthread_self();
 	rc = pthread_create(&ready, NULL, ready_main, m);
 	if (rc) {
 		err_set(err, EXIT_FAILED, "mount: pthread_create(ready): %s", strerror(rc));
-		goto out_unmount;
+		goto out;
 	}
 	rc = serve(m);
 	pthread_join(ready, NULL);
-	if (rc < 0 && rc != -ENODEV)
+	status = 0;
+	if (rc < 0 && rc != -ENODEV) {
 		err_set(err, EXIT_FAILED, "mount: fuse_session_loop_mt: %s", strerror(-rc));
-	else
-		status = 0;
-out_unmount:
-	/* The invalidation thread talks to the session: stop it first. */
-	fusefs_inval_stop(m->inval);
-	fuse_session_unmount(m->se);
-	if (atomic_load(&m->pidfile))
-		fusefs_pidfile_remove(m->root, m->mnt);
-out_signals:
-	fuse_remove_signal_handlers(m->se);
-out_session:
-	fusefs_inval_stop(m->inval);
-	fuse_session_destroy(m->se);
-	m->se = NULL;
-out_tree:
-	/* Loaders may sit in hub_tools: join them before the hub goes; the
-	 * hub's callbacks may come until hub_free returns. */
-	fusefs_tree_stop(tree);
-	hub_free(m->hub);
-	m->hub = NULL;
-	/* Queued jobs hold snapshots, which charge the tree's budget. */
-	fusefs_inval_free(m->inval);
-	m->inval = NULL;
-	atomic_store(&m->tree, NULL);
-	fusefs_tree_free(tree);
+		status = EXIT_FAILED;
+	}
+out:
+	mount_down(m);
 	return status;
 }
 
@@ -344,8 +398,96 @@ int fusefs_mount(const struct config *cfg, const char *root, const struct fusefs
 out_free:
 	hub_free(m.hub);
 	fusefs_inval_free(m.inval);
-	cg_root_free(m.cgroot);
-	cg_templates_free(m.tpl_loaded);
-	free(m.wait_s);
+	root_free(&m);
 	return status;
+}
+
+/* --- a mount on a hub someone else holds (`mcpfs serve --mount`) --- */
+
+/* Wakes the loop's thread from its wait, so that it sees the session has
+ * exited: what libfuse's own signal handlers do for `mcpfs mount`. */
+#define WAKE_SIGNAL SIGUSR2
+
+struct fusefs_mount {
+	struct mount m;
+	struct fusefs_mount_opts o; /* a copy; its strings borrowed */
+	pthread_t loop;
+	bool looping;
+	atomic_bool ended; /* the loop returned */
+};
+
+static void on_wake(int sig)
+{
+	(void)sig;
+}
+
+static void *loop_main(void *arg)
+{
+	struct fusefs_mount *fm = arg;
+	sigset_t wake;
+	int rc;
+
+	sigemptyset(&wake);
+	sigaddset(&wake, WAKE_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
+	rc = serve(&fm->m);
+	if (rc < 0 && rc != -ENODEV)
+		fprintf(stderr, "mcpfs: mount: fuse_session_loop_mt(%s): %s\n", fm->m.mnt,
+			strerror(-rc));
+	atomic_store(&fm->ended, true);
+	return NULL;
+}
+
+struct fusefs_mount *fusefs_mount_start(const struct config *cfg, const char *root, struct hub *hub,
+					const struct fusefs_mount_opts *o, struct err *err)
+{
+	struct sigaction sa = {.sa_handler = on_wake}; /* no SA_RESTART: the wait ends */
+	struct fusefs_mount *fm = calloc(1, sizeof(*fm));
+	struct mount *m;
+	int rc;
+
+	if (!fm) {
+		err_set(err, EXIT_FAILED, "mount: out of memory");
+		return NULL;
+	}
+	fm->o = *o;
+	m = &fm->m;
+	*m = (struct mount){
+	    .cfg = cfg, .root = root, .o = &fm->o, .hub = hub, .embedded = true, .ready_fd = -1};
+	sigemptyset(&sa.sa_mask);
+	sigaction(WAKE_SIGNAL, &sa, NULL);
+	if (check_mountpoint(m, err) || build_root(m, err) || mount_up(m, err) < 0)
+		goto out_stop;
+	rc = pthread_create(&fm->loop, NULL, loop_main, fm);
+	if (rc) {
+		err_set(err, EXIT_FAILED, "mount: pthread_create(loop): %s", strerror(rc));
+		goto out_stop;
+	}
+	fm->looping = true;
+	if (!wait_ready(m)) {
+		err_set(err, EXIT_FAILED, "mount: %.400s does not answer after mounting", m->mnt);
+		goto out_stop;
+	}
+	return fm;
+out_stop:
+	fusefs_mount_stop(fm);
+	return NULL;
+}
+
+void fusefs_mount_stop(struct fusefs_mount *fm)
+{
+	if (!fm)
+		return;
+	if (fm->looping) {
+		/* A wake that comes before the loop waits is lost: repeat it. */
+		fuse_session_exit(fm->m.se);
+		while (!atomic_load(&fm->ended)) {
+			pthread_kill(fm->loop, WAKE_SIGNAL);
+			usleep(20 * 1000);
+		}
+		pthread_join(fm->loop, NULL);
+	}
+	mount_down(&fm->m);
+	root_free(&fm->m);
+	free(fm);
 }

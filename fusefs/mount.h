@@ -17,6 +17,8 @@
 #include "../common/err.h"
 #include "../servers/config.h"
 
+struct hub;
+
 struct fusefs_mount_opts {
 	const char *mountpoint;	   /* as given; need not exist as an absolute path */
 	const char *fuse_opts;	   /* -o OPTS for libfuse (e.g. "allow_other"), or NULL */
@@ -36,6 +38,20 @@ struct fusefs_mount_opts {
  * (enum mcpfs_exit). */
 int fusefs_mount(const struct config *cfg, const char *root, const struct fusefs_mount_opts *o,
 		 struct err *err);
+
+/* A mount of the tree over @hub, which someone else holds and which
+ * outlives it (`mcpfs serve --mount`): the mount listens to its catalog
+ * changes, and serves requests from threads of its own. o->foreground is
+ * ignored. Returns once the mount answers (pid file written as above), or
+ * NULL with @err. @cfg, @root and o's strings are borrowed until
+ * fusefs_mount_stop. Uses SIGUSR2 to wake its loop: a handler that does
+ * nothing is installed for it. */
+struct fusefs_mount;
+struct fusefs_mount *fusefs_mount_start(const struct config *cfg, const char *root, struct hub *hub,
+					const struct fusefs_mount_opts *o, struct err *err);
+/* Unmount (requests in flight are answered first), stop listening, free.
+ * Accepts NULL. */
+void fusefs_mount_stop(struct fusefs_mount *fm);
 
 /* Find a live mount under data root @root: the mountpoint into @out (@n
  * bytes) and its langs mask into *langs (may be NULL). With @config_origin

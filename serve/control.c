@@ -15,7 +15,6 @@
 
 #include "../pii/engine.h"
 #include "../common/buf.h"
-#include "../common/fsx.h"
 #include "../executor/run.h"
 #include "../search/search.h"
 #include "../servers/hub.h"
@@ -43,17 +42,29 @@ struct conn {
 	struct conn *next; /* protected by control.lock */
 };
 
+/* One line to a client. MSG_NOSIGNAL: a client killed before its answer
+ * (Ctrl-C of `mcpfs call`) must not take the daemon down with SIGPIPE. */
 static int write_msg(int fd, json_t *msg)
 {
 	char *text = json_dumps(msg, JSON_COMPACT);
-	size_t len;
-	int rc;
+	size_t len, off = 0;
+	ssize_t w;
+	int rc = 0;
 
 	if (!text)
 		return -ENOMEM;
 	len = strlen(text);
-	text[len] = '\n';
-	rc = fsx_write_all(fd, text, len + 1);
+	text[len++] = '\n';
+	while (off < len) {
+		w = send(fd, text + off, len - off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = -errno;
+			break;
+		}
+		off += (size_t)w;
+	}
 	free(text);
 	return rc;
 }
@@ -73,6 +84,7 @@ static json_t *c_call(struct conn *cn, json_t *p)
 	    .origin = "call",
 	    .customer = json_string_value(json_object_get(p, "customer")),
 	    .timeout_s = json_number_value(json_object_get(p, "timeout_s")),
+	    .start_timeout_s = json_number_value(json_object_get(p, "start_timeout_s")),
 	};
 	struct err e = {0};
 	json_t *res;

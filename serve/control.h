@@ -1,7 +1,8 @@
 /* The control socket: <root>/run/serve.sock (mode 0600, the daemon's user
  * only), through which `mcpfs exec`, `call`, `tools` and `servers` of the
  * same data root use a running daemon, whose servers are warm. Newline-delimited JSON-RPC:
- *   call {server, tool, arguments, customer?, timeout_s?} -> CallToolResult
+ *   call {server, tool, arguments, customer?, timeout_s?, start_timeout_s?}
+ *     -> CallToolResult (start_timeout_s bounds starting the server)
  *   exec {code, language, customer?, session?, description?, record,
  *         timeout_s?, memory_mb?} -> {result: the exec --json object, status}
  *   servers {timeout_s?} -> [{name, state, generation, ntools, why, log_tail}]

@@ -227,6 +227,16 @@ bool mcp_call_cancelled(struct mcp_call *call)
 	return cancelled;
 }
 
+void mcp_call_wait_after(struct mcp_call *call)
+{
+	struct mcp_conn *c = call->conn;
+
+	pthread_mutex_lock(&c->lock);
+	while (c->afters)
+		pthread_cond_wait(&c->idle, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* The progress of calls the ticker has not sent yet: sent now, before the
  * result, so that a client sees one notification per tool call. */
 void mcp_call_run_end(struct mcp_call *call)
@@ -490,6 +500,12 @@ static void *call_thread(void *arg)
 	failed = call->tool->fn(&t, call->args, &out, &err) < 0;
 	res = tool_result(call->tool, &out, &err, failed);
 	cancelled = mcp_call_cancelled(call);
+	/* Counted before the answer goes: a get_session sent after it waits. */
+	if (out.after) {
+		pthread_mutex_lock(&c->lock);
+		c->afters++;
+		pthread_mutex_unlock(&c->lock);
+	}
 	/* After notifications/cancelled the client expects no answer. */
 	if (!cancelled) {
 		if (res)
@@ -501,6 +517,13 @@ static void *call_thread(void *arg)
 	}
 	json_decref(out.structured);
 	free(out.text);
+	if (out.after) {
+		out.after(out.after_ctx);
+		pthread_mutex_lock(&c->lock);
+		c->afters--;
+		pthread_cond_broadcast(&c->idle);
+		pthread_mutex_unlock(&c->lock);
+	}
 	call_unlink(call);
 	call_free(call);
 	mcp_conn_unref(c);

@@ -42,6 +42,7 @@ struct mcp_conn {
 	size_t ncalls;
 	unsigned refs;
 	bool closed, initialized, attached;
+	unsigned afters;	   /* calls answered whose tool_out.after is still running */
 	pthread_mutex_t send_lock; /* one send at a time */
 };
 
@@ -60,5 +61,8 @@ bool mcp_call_run_begin(struct mcp_call *call, struct run *run);
 void mcp_call_run_end(struct mcp_call *call);
 /* The client cancelled the call. */
 bool mcp_call_cancelled(struct mcp_call *call);
+/* Wait until the work of @call's connection's answered calls is done
+ * (tool_out.after): what the client was told has happened is on disk. */
+void mcp_call_wait_after(struct mcp_call *call);
 
 #endif

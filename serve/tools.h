@@ -36,6 +36,12 @@ struct tool_out {
 	json_t *structured;
 	char *text;
 	bool is_error; /* a result that reports failure (isError) */
+	/* Work the answer need not wait for (a run's task record): called with
+	 * @after_ctx once the answer is sent, whether the function failed or
+	 * not, before the call ends; it frees @after_ctx. get_session waits for
+	 * it (mcp_call_wait_after). NULL: none. */
+	void (*after)(void *ctx);
+	void *after_ctx;
 };
 
 struct serve_tool {

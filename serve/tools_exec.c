@@ -153,20 +153,54 @@ static int shape(struct tool_ctx *t, json_t *res, struct tool_out *out, struct e
 	return out->text ? 0 : err_set(err, EXIT_FAILED, "out of memory");
 }
 
+/* A run and what it borrows, kept until its task record is written, after
+ * the answer (tool_out.after). */
+struct exec_job {
+	struct run_opts ro;
+	struct search_source search;
+	struct ws ws;
+	struct run *run;
+	json_t *res; /* the run's result, for its record */
+};
+
+static void job_free(struct exec_job *j)
+{
+	run_free(j->run);
+	json_decref(j->res);
+	free(j);
+}
+
+static void record_and_free(void *ctx)
+{
+	struct exec_job *j = ctx;
+
+	run_record(j->run, j->res);
+	job_free(j);
+}
+
 static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, struct err *err)
 {
 	struct serve_engine *e = t->e;
-	struct search_source search = search_hub_source(e->search);
 	const char *lang = json_string_value(json_object_get(args, "language")) ?: "python";
 	json_t *code = json_object_get(args, "code"), *to = json_object_get(args, "timeout_s");
-	struct run_opts ro = {
+	struct exec_job *j;
+	int status, rc;
+
+	if (to && json_number_value(to) > e->o.max_timeout_s)
+		return err_set(err, EXIT_USAGE, "timeout_s is at most %g here", e->o.max_timeout_s);
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return err_set(err, EXIT_FAILED, "out of memory");
+	j->search = search_hub_source(e->search);
+	/* The record waits for the answer (record_and_free): not opts.record. */
+	j->ro = (struct run_opts){
 	    .root = e->o.root,
 	    .cfg = e->o.cfg,
 	    .hub = e->o.hub,
 	    .customer = t->customer,
+	    .ws = &j->ws,
 	    .session = t->session,
 	    .description = json_string_value(json_object_get(args, "description")),
-	    .record = true,
 	    .lang = strcmp(lang, "typescript") ? RUN_LANG_PYTHON : RUN_LANG_TYPESCRIPT,
 	    .code = json_string_value(code),
 	    .code_len = json_string_length(code),
@@ -175,21 +209,15 @@ static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 	    .capture = true,
 	    .stdin_fd = -1,
 	    .cgroup_parent = e->o.cgroup_parent,
-	    .search = &search,
+	    .search = &j->search,
 	    .output_filter = e->o.pii && pii_engine_active(e->o.pii, t->customer)
 				 ? pii_engine_filter_output
 				 : NULL,
 	    .output_ctx = e->o.pii,
 	};
-	struct run *run;
-	struct ws ws;
-	json_t *res;
-	int status, rc;
-
-	if (ro.timeout_s > e->o.max_timeout_s)
-		return err_set(err, EXIT_USAGE, "timeout_s is at most %g here", e->o.max_timeout_s);
 	rc = sched_acquire(e->sched, t->customer, &t->call->cancel);
 	if (rc < 0) {
+		job_free(j);
 		metrics_run(e->metrics,
 			    rc == -ECANCELED ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR, 0);
 		if (rc == -EBUSY)
@@ -203,29 +231,33 @@ static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 				   ? "the server is shutting down; run it again elsewhere"
 				   : "out of memory");
 	}
-	/* Provisioned before the run opens the workspace itself (tool_ws). */
-	run = tool_ws(t, &ws, err) < 0 ? NULL : run_new(&ro, err);
-	if (!run || !mcp_call_run_begin(t->call, run)) {
-		run_free(run);
+	/* Provisioned here, one customer at a time (tool_ws); the run uses it
+	 * as it is. */
+	j->run = tool_ws(t, &j->ws, err) < 0 ? NULL : run_new(&j->ro, err);
+	if (!j->run || !mcp_call_run_begin(t->call, j->run)) {
+		rc = j->run ? err_set(err, EXIT_FAILED, "cancelled before it started") : -1;
 		sched_release(e->sched, t->customer);
-		metrics_run(e->metrics, run ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR, 0);
-		return run ? err_set(err, EXIT_FAILED, "cancelled before it started") : -1;
+		metrics_run(e->metrics, j->run ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR, 0);
+		job_free(j);
+		return rc;
 	}
-	res = run_start(run, err) < 0 ? NULL : run_wait(run, &status, err);
+	j->res = run_start(j->run, err) < 0 ? NULL : run_wait(j->run, &status, err);
 	mcp_call_run_end(t->call);
-	run_free(run);
 	sched_release(e->sched, t->customer);
-	if (!res) {
+	if (!j->res) {
 		metrics_run(e->metrics,
 			    mcp_call_cancelled(t->call) ? METRICS_RUN_CANCELLED : METRICS_RUN_ERROR,
 			    0);
+		job_free(j);
 		return -1;
 	}
-	metrics_run(e->metrics, outcome_of(res, mcp_call_cancelled(t->call)),
-		    json_number_value(json_object_get(res, "duration_ms")) / 1e3);
-	rc = shape(t, res, out, err);
-	json_decref(res);
-	return rc;
+	metrics_run(e->metrics, outcome_of(j->res, mcp_call_cancelled(t->call)),
+		    json_number_value(json_object_get(j->res, "duration_ms")) / 1e3);
+	/* The run's folder goes and its record is written once the model has
+	 * its answer: neither changes what it is told. */
+	out->after = record_and_free;
+	out->after_ctx = j;
+	return shape(t, j->res, out, err);
 }
 
 #define STR(x) #x

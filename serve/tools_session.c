@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../workspaces/session.h"
+#include "mcp_i.h"
 #include "tools.h"
 
 #define TASKS_MAX 100 /* the newest tasks shown */
@@ -18,6 +19,9 @@ static int get_session(struct tool_ctx *t, json_t *args, struct tool_out *out, s
 	(void)args;
 	if (tool_ws(t, &ws, err) < 0)
 		return -1;
+	/* Runs answered on this connection write their task records after the
+	 * answer: what the client was told ran is in the log. */
+	mcp_call_wait_after(t->call);
 	log = session_load(&ws, t->session, &e);
 	if (!log && e.status != EXIT_USAGE) {
 		*err = e;

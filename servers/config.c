@@ -15,6 +15,7 @@
 #include "../common/buf.h"
 #include "../common/embed.h"
 #include "../common/fsx.h"
+#include "../common/id.h"
 
 /* A config file larger than this is refused: it is hand-written JSON. */
 #define CONFIG_MAX_BYTES (4u << 20)
@@ -664,6 +665,22 @@ static int parse_imports(struct config *cfg, const json_t *imports, const char *
 	return 0;
 }
 
+/* "customer": whose workspace `serve` works in unless --customer says. */
+static int parse_customer(struct config *cfg, const json_t *v, const char *origin, struct err *err)
+{
+	struct err why = {0};
+
+	if (!v)
+		return 0;
+	if (!id_valid(json_string_value(v), "customer", &why))
+		return err_set(err, EXIT_USAGE, "%s: \"customer\": %s", origin,
+			       json_is_string(v) ? why.text : "must be a string");
+	cfg->customer = strdup(json_string_value(v));
+	if (!cfg->customer)
+		return err_set(err, EXIT_USAGE, "%s: out of memory", origin);
+	return 0;
+}
+
 /* Add the servers of one file to @cfg. @own: mcpfs's own config, which alone
  * may import. */
 static int parse_doc(struct config *cfg, const char *text, const char *origin, bool own,
@@ -725,6 +742,8 @@ static int parse_doc(struct config *cfg, const char *text, const char *origin, b
 	 * mcpfs's own config has one. */
 	if (own)
 		cfg->pii = json_incref(json_object_get(root, "pii"));
+	if (own && parse_customer(cfg, json_object_get(root, "customer"), origin, err) < 0)
+		goto out_ps;
 	rc = 0;
 out_ps:
 	free((char *)ps->folder);
@@ -763,6 +782,7 @@ void config_free(struct config *cfg)
 	free(cfg->servers);
 	free(cfg->origin);
 	json_decref(cfg->pii);
+	free(cfg->customer);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -85,8 +85,9 @@ extern const char *const config_log_levels[];
 struct config {
 	struct server_config *servers; /* sorted by name */
 	size_t nservers;
-	char *origin; /* the file it came from, or "(embedded default)" */
-	json_t *pii;  /* the "pii" section as written (owned), or NULL; see pii/pii.h */
+	char *origin;	/* the file it came from, or "(embedded default)" */
+	json_t *pii;	/* the "pii" section as written (owned), or NULL; see pii/pii.h */
+	char *customer; /* "customer": serve's customer without --customer (a valid id), or NULL */
 };
 
 /* Find and load the config: @explicit_path, then $MCPFS_CONFIG, ./mcpfs.json,

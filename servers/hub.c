@@ -349,7 +349,20 @@ static struct conn *acquire(struct hub *h, struct hub_server *srv, const char *c
 			break;
 		}
 		if (inst->state == HUB_STARTING) {
-			pthread_cond_wait(&h->cond, &h->lock);
+			/* Another caller's start (in a daemon, another client's)
+			 * bounds it by its own deadline, not by ours. */
+			if (deadline <= 0) {
+				pthread_cond_wait(&h->cond, &h->lock);
+				continue;
+			}
+			if (clock_now_s() >= deadline) {
+				err_set(err, EXIT_UNREACHABLE,
+					"server '%s': still starting (initialize) when the timeout "
+					"came",
+					srv->sc->name);
+				break;
+			}
+			cond_wait_until(&h->cond, &h->lock, deadline);
 			continue;
 		}
 		dead = detach_locked(inst);

@@ -189,8 +189,20 @@ def test_workspace_skills_and_cut_output(mcpfs, host_unchanged):
     assert session_logs_valid(mcpfs.root) == 1
 
 
+MEMORY_CODE = ("from servers.memory import create_entities, read_graph\n"
+               "if NAME:\n"
+               "    create_entities(entities=[{'name': NAME, 'entityType': 'person',\n"
+               "                               'observations': ['met at the fair']}])\n"
+               "print(sorted(e['name'] for e in read_graph()['entities']))\n")
+
+
 def test_two_customers_two_tokens(mcpfs, host_unchanged):
-    serve_config(mcpfs)
+    from conftest import MEMORY, everything_stdio
+    # memory: one instance per customer, its graph in the customer's state
+    mcpfs.write_config({"everything": everything_stdio(),
+                        "memory": {"command": "node", "args": [MEMORY],
+                                   "env": {"MEMORY_FILE_PATH": "${STATE}/memory.jsonl"},
+                                   "scope": "customer"}})
     ta = mcpfs.run("token", "create", "alpha", check=0).stdout.strip()
     tb = mcpfs.run("token", "create", "beta", check=0).stdout.strip()
     assert len(ta) == 70 and ta != tb
@@ -217,6 +229,19 @@ def test_two_customers_two_tokens(mcpfs, host_unchanged):
         assert b.call("read_workspace_file", {"path": "secret.txt"})["result"]["isError"]
         assert b.call("list_skills", {})["result"]["structuredContent"]["skills"] == []
         assert b.call("get_session", {})["result"]["structuredContent"]["customer"] == "beta"
+
+        def memory(client, name):
+            r = client.call("execute_code", {"code": f"NAME = {name!r}\n" + MEMORY_CODE})
+            assert r["result"]["structuredContent"]["exit_code"] == 0, r
+            return r["result"]["structuredContent"]["stdout"]
+
+        assert memory(a, "Ada") == "['Ada']\n"
+        assert memory(b, "") == "[]\n"  # A's entity is not in B's memory
+        assert memory(b, "Bob") == "['Bob']\n"
+        assert memory(a, "") == "['Ada']\n"
+        for who, name in (("alpha", "Ada"), ("beta", "Bob")):
+            graph = (mcpfs.root / "workspaces" / who / "state" / "memory.jsonl").read_text()
+            assert name in graph and ({"Ada", "Bob"} - {name}).pop() not in graph
         # B's token on A's session: no such session for B
         stolen = Http(s.url, tb)
         stolen.session = a.session
@@ -302,9 +327,9 @@ def start_sleeper(url, seconds=60):
     return c, t
 
 
-def test_kill9_mid_run_then_restart(mcpfs):
-    """No host_unchanged: the run's empty cgroups stay until a later jail
-    sweeps them (executor/jail_cgroup.c, after 60 s)."""
+def test_kill9_mid_run_then_restart(mcpfs, host_unchanged):
+    """What the killed daemon left (its run's folder and cgroups, its
+    socket) does not stop the CLI, and the next daemon sweeps it."""
     serve_config(mcpfs)
     s = Serve(mcpfs)
     c = Http(s.url)
@@ -316,8 +341,17 @@ def test_kill9_mid_run_then_restart(mcpfs):
     s.p.wait(timeout=60)
     wait_for(lambda: not jailed_code_pids(mcpfs.root), timeout=30, what="the jail to die")
     assert session_logs_valid(mcpfs.root) >= 1
+    run = mcpfs.root / "run"
+    left = sorted(p.name for p in run.iterdir() if p.name.startswith("exec-"))
+    assert len(left) == 2 and (run / "serve.sock").is_socket()  # exec-ID/, exec-ID.lock
+    # the CLI finds no daemon behind the socket and works alone, at once
+    prog = mcpfs.tmp / "p.py"
+    prog.write_text(GET_SUM)
+    assert mcpfs.run("exec", prog, check=0, timeout=120).stdout == "The sum of 2 and 3 is 5.\n"
     s2 = Serve(mcpfs)
     try:
+        assert not any((run / name).exists() for name in left)
+        assert "swept what 1 killed run left behind" in s2.stderr()
         c2 = Http(s2.url)
         c2.initialize()
         r = c2.call("execute_code", {"code": GET_SUM})
@@ -325,6 +359,7 @@ def test_kill9_mid_run_then_restart(mcpfs):
     finally:
         assert s2.stop() == 0
     assert session_logs_valid(mcpfs.root) >= 2
+    assert not (run / "serve.sock").exists()
 
 
 def test_sigterm_drains(mcpfs, host_unchanged):

@@ -68,6 +68,8 @@ static const struct {
     {"{\"mcpServers\": {\"..\": {\"command\": \"x\"}}}", "t.json: server '..', field 'name':"},
     {"{\"mcpServers\": {\"a\": {\"command\": \"x\"}}, \"servers\": {\"a\": {\"command\": \"y\"}}}",
      "t.json: server 'a', field 'name': defined twice"},
+    {"{\"customer\": 7, \"mcpServers\": {}}", "t.json: \"customer\": must be a string"},
+    {"{\"customer\": \"../x\", \"mcpServers\": {}}", "t.json: \"customer\": customer"},
 };
 
 static void test_bad(void)
@@ -133,6 +135,12 @@ static void test_mcpservers_form(void)
 	CHECK(l && l->transport == TRANSPORT_SSE, "type sse");
 	CHECK(!config_find(&cfg, "off") && !config_find(&cfg, "nobody"), "find misses");
 	CHECK(!strcmp(cfg.origin, "m.json"), "origin");
+	CHECK(!cfg.customer, "no customer named");
+	config_free(&cfg);
+	CHECK(config_parse(&cfg, "{\"customer\": \"acme\", \"mcpServers\": {}}", "c.json", &e) ==
+		      0 &&
+		  !strcmp(cfg.customer, "acme"),
+	      "customer: %s", e.text);
 	config_free(&cfg);
 }
 
