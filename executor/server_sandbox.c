@@ -24,12 +24,14 @@
 #include "server_sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -65,6 +67,8 @@ struct proc_jail {
 	struct jail *jail;
 	bool reaped;
 	int status;
+	int lock_fd; /* lock_path, locked while the server lives */
+	char lock_path[PATH_MAX];
 };
 
 /* One start's spec and what it owns; freed once the jail started. */
@@ -417,7 +421,44 @@ static void pj_free(struct server_proc *sp)
 	if (!pj)
 		return;
 	jail_free(pj->jail);
+	if (pj->lock_fd >= 0) {
+		unlink(pj->lock_path);
+		close(pj->lock_fd);
+	}
 	free(pj);
+}
+
+/* A lock as a run's (run.h: <root>/run/exec-<id>.lock, made under the sweep
+ * lock), held while the server lives: when a killed mcpfs leaves the
+ * server's cgroup behind, the next sweep (run_sweep.c) finds the lock free
+ * and removes the group. Returns 0 or -1 with @err. */
+static int lock_make(struct proc_jail *pj, const struct plan *p, struct err *err)
+{
+	char dir[PATH_MAX - 64];
+	int sweep, rc = 0;
+
+	if (snprintf(dir, sizeof(dir), "%s/run", p->sb->root) >= (int)sizeof(dir))
+		return err_set(err, EXIT_UNREACHABLE, "server '%s': data root path too long",
+			       p->sc->name);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return err_set(err, EXIT_UNREACHABLE, "server '%s': mkdir %s: %s", p->sc->name, dir,
+			       strerror(errno));
+	sweep = run_sweep_lock(p->sb->root, LOCK_SH);
+	if (sweep < 0)
+		return err_set(err, EXIT_UNREACHABLE, "server '%s': %s/" RUN_SWEEP_LOCK ": %s",
+			       p->sc->name, p->sb->root, strerror(-sweep));
+	if (snprintf(pj->lock_path, sizeof(pj->lock_path), "%s/exec-%s" RUN_LOCK_SUFFIX, dir,
+		     p->run_id) >= (int)sizeof(pj->lock_path)) {
+		close(sweep);
+		return err_set(err, EXIT_UNREACHABLE, "server '%s': data root path too long",
+			       p->sc->name);
+	}
+	pj->lock_fd = open(pj->lock_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (pj->lock_fd < 0 || flock(pj->lock_fd, LOCK_EX) < 0)
+		rc = err_set(err, EXIT_UNREACHABLE, "server '%s': %s: %s", p->sc->name,
+			     pj->lock_path, strerror(errno));
+	close(sweep);
+	return rc;
 }
 
 static const struct server_proc_ops jail_ops = {
@@ -487,17 +528,22 @@ static struct server_proc *sb_start(const struct server_launcher *l, const struc
 		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", sc->name);
 		goto out;
 	}
+	pj->base.ops = &jail_ops;
+	pj->lock_fd = -1;
+	if (lock_make(pj, p, err) < 0)
+		goto out_free;
 	spawner_call(start_on_spawner, p);
 	if (!p->jail) {
 		err_prefix(err, "server '%s': sandbox", sc->name);
 		if (err)
 			err->status = EXIT_UNREACHABLE;
-		free(pj);
-		pj = NULL;
-		goto out;
+		goto out_free;
 	}
-	pj->base.ops = &jail_ops;
 	pj->jail = p->jail;
+	goto out;
+out_free:
+	pj_free(&pj->base);
+	pj = NULL;
 out:
 	plan_free(p);
 	free(p);
