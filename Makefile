@@ -20,10 +20,11 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP \
 	-DMCPFS_SRCDIR='"$(CURDIR)"' -DMCPFS_LIBDIR='"$(LIBDIR)"' \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# libcurl and libcrypto are dlopen'ed on first use (servers/curl_lib.c,
-# crypto_lib.c): their headers only; the unit tests link libcrypto to check it.
+# libcurl, libcrypto and libmicrohttpd are dlopen'ed on first use
+# (servers/curl_lib.c, crypto_lib.c, serve/mhd_lib.c): their headers only;
+# the unit tests link libcrypto to check it.
 # libseccomp runs at build time only: it turns the jail's policy into BPF.
-LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl libcrypto libseccomp,$(PKGS)) 2>/dev/null) \
+LIBS = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl libcrypto libseccomp libmicrohttpd,$(PKGS)) 2>/dev/null) \
        -ldl -lpthread -lm
 SECCOMP_LIBS = $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null)
 

@@ -3,7 +3,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -20,6 +19,7 @@
 #include "engine.h"
 #include "mcp.h"
 #include "metrics.h"
+#include "mhd_lib.h"
 #include "sched.h"
 #include "tokens.h"
 
@@ -368,18 +368,18 @@ static enum MHD_Result respond_text(struct MHD_Connection *c, unsigned status, c
 				    const char *text, const char *session)
 {
 	struct MHD_Response *r =
-	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
+	    mhd_lib->create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result rc;
 
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", type);
+	mhd_lib->add_response_header(r, "Content-Type", type);
 	if (session)
-		MHD_add_response_header(r, "Mcp-Session-Id", session);
+		mhd_lib->add_response_header(r, "Mcp-Session-Id", session);
 	if (status == MHD_HTTP_UNAUTHORIZED)
-		MHD_add_response_header(r, "WWW-Authenticate", "Bearer realm=\"mcpfs\"");
-	rc = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+		mhd_lib->add_response_header(r, "WWW-Authenticate", "Bearer realm=\"mcpfs\"");
+	rc = mhd_lib->queue_response(c, status, r);
+	mhd_lib->destroy_response(r);
 	return rc;
 }
 
@@ -435,18 +435,18 @@ static enum MHD_Result respond_sse(struct MHD_Connection *c, struct stream *st, 
 	pthread_mutex_lock(&st->lock);
 	st->refs++;
 	pthread_mutex_unlock(&st->lock);
-	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, SSE_CHUNK, stream_read, st,
-					      stream_done_cb);
+	r = mhd_lib->create_response_from_callback(MHD_SIZE_UNKNOWN, SSE_CHUNK, stream_read, st,
+						   stream_done_cb);
 	if (!r) {
 		stream_done_cb(st);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, "Content-Type", "text/event-stream");
-	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	mhd_lib->add_response_header(r, "Content-Type", "text/event-stream");
+	mhd_lib->add_response_header(r, "Cache-Control", "no-cache");
 	if (session)
-		MHD_add_response_header(r, "Mcp-Session-Id", session);
-	rc = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+		mhd_lib->add_response_header(r, "Mcp-Session-Id", session);
+	rc = mhd_lib->queue_response(c, MHD_HTTP_OK, r);
+	mhd_lib->destroy_response(r);
 	return rc;
 }
 
@@ -454,7 +454,7 @@ static enum MHD_Result respond_sse(struct MHD_Connection *c, struct stream *st, 
 
 static bool accepts(struct MHD_Connection *c, const char *type)
 {
-	const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	const char *a = mhd_lib->lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 
 	return a && (strstr(a, type) || strstr(a, "*/*"));
 }
@@ -463,7 +463,7 @@ static bool accepts(struct MHD_Connection *c, const char *type)
 static unsigned auth(struct front_http *h, struct MHD_Connection *c, char *customer, size_t n,
 		     const char **why)
 {
-	const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	const char *a = mhd_lib->lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	int rc;
 
 	if (!a) {
@@ -501,8 +501,8 @@ static bool loopback_host(const char *host, size_t len)
  * rebinding): an Origin header, when sent, must be loopback or our Host. */
 static bool origin_ok(struct MHD_Connection *c)
 {
-	const char *o = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	const char *o = mhd_lib->lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	const char *host = mhd_lib->lookup_connection_value(c, MHD_HEADER_KIND, "Host");
 	const char *p, *end;
 	size_t len;
 
@@ -522,7 +522,8 @@ static bool origin_ok(struct MHD_Connection *c)
 
 static bool version_ok(struct MHD_Connection *c)
 {
-	const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "MCP-Protocol-Version");
+	const char *v =
+	    mhd_lib->lookup_connection_value(c, MHD_HEADER_KIND, "MCP-Protocol-Version");
 	size_t i;
 
 	if (!v)
@@ -538,7 +539,7 @@ static bool version_ok(struct MHD_Connection *c)
 static enum MHD_Result mcp_post(struct front_http *h, struct MHD_Connection *c,
 				const char *customer, struct req *rq)
 {
-	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
+	const char *sid = mhd_lib->lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
 	json_error_t je;
 	json_t *msg = json_loadb(rq->body.data ? rq->body.data : "", rq->body.len,
 				 JSON_REJECT_DUPLICATES, &je);
@@ -623,7 +624,7 @@ static enum MHD_Result mcp_post(struct front_http *h, struct MHD_Connection *c,
 
 static enum MHD_Result mcp_get(struct front_http *h, struct MHD_Connection *c, const char *customer)
 {
-	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
+	const char *sid = mhd_lib->lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
 	struct session *s;
 	struct stream *st;
 	enum MHD_Result rc;
@@ -664,7 +665,7 @@ static enum MHD_Result mcp_get(struct front_http *h, struct MHD_Connection *c, c
 static enum MHD_Result mcp_delete(struct front_http *h, struct MHD_Connection *c,
 				  const char *customer)
 {
-	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
+	const char *sid = mhd_lib->lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
 	struct session *s = sid ? session_find(h, sid, customer) : NULL;
 
 	if (!s)
@@ -797,6 +798,10 @@ struct front_http *front_http_start(struct serve_engine *e, const struct front_h
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
 	}
+	if (!mhd_lib_load(err)) {
+		free(h);
+		return NULL;
+	}
 	h->e = e;
 	h->o = *o;
 	if (!(h->o.session_idle_s > 0))
@@ -814,16 +819,16 @@ struct front_http *front_http_start(struct serve_engine *e, const struct front_h
 	}
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, &ss,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, h,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTIONS_MAX,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_END);
+	h->d = mhd_lib->start_daemon(flags, 0, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, &ss,
+				     MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTIONS_MAX,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_END);
 	if (!h->d) {
 		err_set(err, EXIT_FAILED, "serve: cannot listen on %s: %s", o->listen,
 			strerror(errno));
 		goto out_free;
 	}
-	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	info = mhd_lib->get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	if (ss.ss_family == AF_INET6)
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof(addr));
 	else
@@ -845,7 +850,7 @@ void front_http_stop(struct front_http *h, double drain_s)
 
 	if (!h)
 		return;
-	MHD_quiesce_daemon(h->d);
+	mhd_lib->quiesce_daemon(h->d);
 	sched_close(h->e->sched);
 	do {
 		busy = false;
@@ -867,7 +872,7 @@ void front_http_stop(struct front_http *h, double drain_s)
 		session_end(first);
 		session_unref(first);
 	}
-	MHD_stop_daemon(h->d);
+	mhd_lib->stop_daemon(h->d);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
