@@ -280,7 +280,7 @@ static bool wait_for(bool (*pred)(void *), void *arg, double s)
 static void test_top(struct fusefs_tree *t, const struct cg_root *r)
 {
 	const struct cg_entry *e;
-	struct listing l;
+	struct listing l = {0};
 	struct stat st, st2;
 	struct buf want;
 	uint64_t readme, servers;
@@ -361,7 +361,7 @@ static void test_server(struct fusefs_tree *t, const struct cg_root *r)
 {
 	const struct cg_entry *e;
 	struct cg_server *want_srv;
-	struct listing l;
+	struct listing l = {0};
 	struct stat st;
 	struct buf want;
 	uint64_t servers, alpha, ino;
@@ -404,7 +404,7 @@ static void test_plus_and_store(struct fusefs_tree *t, struct fusefs_inval *v)
 {
 	struct fusefs_blob *held;
 	struct fusefs_snap *snap;
-	struct listing l;
+	struct listing l = {0};
 	struct stat st;
 	uint64_t servers, alpha;
 	int i;
@@ -459,7 +459,7 @@ static bool beta_failed(void *arg)
 static void test_failure(struct fusefs_tree *t)
 {
 	struct fusefs_blob *blob = NULL;
-	struct listing l;
+	struct listing l = {0};
 	uint64_t servers, beta, readme;
 
 	servers = look(t, FUSEFS_ROOT_INO, "servers", NULL);
@@ -487,7 +487,7 @@ static bool slow_ready(void *arg)
 static void test_slow(struct fusefs_tree *t, struct fusefs_inval *v)
 {
 	struct fusefs_blob *blob = NULL;
-	struct listing l;
+	struct listing l = {0};
 	uint64_t servers, slow, readme;
 	double t0;
 
@@ -549,7 +549,7 @@ static bool alpha_up(void *arg)
 static void test_change(struct fusefs_tree *t, struct fusefs_inval *v)
 {
 	struct fusefs_blob *blob = NULL;
-	struct listing l;
+	struct listing l = {0};
 	struct stat st;
 	uint64_t servers, alpha, gone, readme;
 
