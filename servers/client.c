@@ -69,6 +69,7 @@ struct client {
 	unsigned session; /* protected by reinit_lock */
 
 	char *instructions; /* set by the handshake; NULL when none */
+	json_t *caps;	    /* protected by lock: the server's capabilities; new or NULL */
 };
 
 static const struct transport_ops *ops_for(enum server_transport tr)
@@ -178,9 +179,11 @@ static void on_notification(struct client *c, const json_t *msg)
 
 	if (!strcmp(method, "notifications/progress")) {
 		on_progress(c, params);
-	} else if (!strcmp(method, "notifications/tools/list_changed")) {
-		if (c->ev.on_tools_changed)
-			c->ev.on_tools_changed(c->ev.ctx);
+	} else if (!strcmp(method, "notifications/tools/list_changed") ||
+		   !strcmp(method, "notifications/resources/list_changed") ||
+		   !strcmp(method, "notifications/prompts/list_changed")) {
+		if (c->ev.on_list_changed)
+			c->ev.on_list_changed(c->ev.ctx);
 	} else if (!strcmp(method, "notifications/message")) {
 		text = json_dumps(json_object_get(params, "data"), JSON_COMPACT | JSON_ENCODE_ANY);
 		server_log_printf(c->log, "server log [%s]: %.900s",
@@ -654,6 +657,10 @@ static int handshake(struct client *c, struct err *err)
 	c->instructions = json_is_string(json_object_get(result, "instructions"))
 			      ? strdup(json_string_value(json_object_get(result, "instructions")))
 			      : NULL;
+	pthread_mutex_lock(&c->lock);
+	json_decref(c->caps);
+	c->caps = json_incref(json_object_get(result, "capabilities"));
+	pthread_mutex_unlock(&c->lock);
 	note = jsonrpc_notification_new("notifications/initialized", NULL);
 	if (!note || send_msg(c, note, false, err) < 0) {
 		if (!note)
@@ -736,37 +743,49 @@ out_stop:
 	return -1;
 }
 
+/* What each list is called on the wire. */
+static const struct {
+	const char *method, *key, *noun;
+} lists[] = {
+    [CLIENT_LIST_TOOLS] = {"tools/list", "tools", "tools"},
+    [CLIENT_LIST_RESOURCES] = {"resources/list", "resources", "resources"},
+    [CLIENT_LIST_TEMPLATES] = {"resources/templates/list", "resourceTemplates",
+			       "resource templates"},
+    [CLIENT_LIST_PROMPTS] = {"prompts/list", "prompts", "prompts"},
+};
+
 /* The catalog's caps: a page is under the message cap, but pages add up. */
-static int over_caps(struct client *c, const json_t *tools, const json_t *page, size_t *bytes,
-		     struct err *err)
+static int over_caps(struct client *c, enum client_list what, const json_t *items,
+		     const json_t *page, size_t *bytes, struct err *err)
 {
-	size_t max_tools = c->sc->max_tools ? c->sc->max_tools : CONFIG_DEFAULT_MAX_TOOLS;
+	size_t max_items = c->sc->max_tools ? c->sc->max_tools : CONFIG_DEFAULT_MAX_TOOLS;
 	size_t max_bytes =
 	    c->sc->max_catalog_bytes ? c->sc->max_catalog_bytes : CONFIG_DEFAULT_MAX_CATALOG_BYTES;
 
 	*bytes += json_dumpb(page, NULL, 0, JSON_COMPACT);
-	if (json_array_size(tools) + json_array_size(page) > max_tools)
+	if (json_array_size(items) + json_array_size(page) > max_items)
 		return err_set(err, EXIT_FAILED,
-			       "server '%s': tools/list: more than %zu tools (raise \"max_tools\" "
-			       "in its config)",
-			       c->sc->name, max_tools);
+			       "server '%s': %s: more than %zu %s (raise \"max_tools\" in its "
+			       "config)",
+			       c->sc->name, lists[what].method, max_items, lists[what].noun);
 	if (*bytes > max_bytes)
 		return err_set(err, EXIT_FAILED,
-			       "server '%s': tools/list: more than %zu bytes of tools (raise "
+			       "server '%s': %s: more than %zu bytes of %s (raise "
 			       "\"max_catalog_bytes\" in its config)",
-			       c->sc->name, max_bytes);
+			       c->sc->name, lists[what].method, max_bytes, lists[what].noun);
 	return 0;
 }
 
-json_t *client_list_tools(struct client *c, struct err *err)
+json_t *client_list(struct client *c, enum client_list what, struct err *err)
 {
-	json_t *tools = json_array(), *params, *result, *page, *cursor;
+	json_t *items = json_array(), *params, *result, *page, *cursor;
 	double timeout = timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S);
+	const char *method = lists[what].method;
 	char *next = NULL;
 	size_t bytes = 0;
 	int n;
 
-	if (!tools) {
+	if (!items) {
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
 	}
@@ -774,17 +793,17 @@ json_t *client_list_tools(struct client *c, struct err *err)
 		params = next ? json_pack("{s:s}", "cursor", next) : json_object();
 		free(next);
 		next = NULL;
-		result = request(c, "tools/list", params, "tools/list", timeout, NULL, true, err);
+		result = request(c, method, params, method, timeout, NULL, true, err);
 		if (!result)
 			goto out_free;
-		page = json_object_get(result, "tools");
-		if (json_is_array(page) && over_caps(c, tools, page, &bytes, err) < 0) {
+		page = json_object_get(result, lists[what].key);
+		if (json_is_array(page) && over_caps(c, what, items, page, &bytes, err) < 0) {
 			json_decref(result);
 			goto out_free;
 		}
-		if (!json_is_array(page) || json_array_extend(tools, page) < 0) {
-			err_set(err, EXIT_FAILED, "server '%s': tools/list: no \"tools\" array",
-				c->sc->name);
+		if (!json_is_array(page) || json_array_extend(items, page) < 0) {
+			err_set(err, EXIT_FAILED, "server '%s': %s: no \"%s\" array", c->sc->name,
+				method, lists[what].key);
 			json_decref(result);
 			goto out_free;
 		}
@@ -793,14 +812,34 @@ json_t *client_list_tools(struct client *c, struct err *err)
 			next = strdup(json_string_value(cursor));
 		json_decref(result);
 		if (!next)
-			return tools;
+			return items;
 	}
-	err_set(err, EXIT_FAILED, "server '%s': tools/list: more than %d pages", c->sc->name,
+	err_set(err, EXIT_FAILED, "server '%s': %s: more than %d pages", c->sc->name, method,
 		CLIENT_MAX_PAGES);
 out_free:
 	free(next);
-	json_decref(tools);
+	json_decref(items);
 	return NULL;
+}
+
+const char *client_list_method(enum client_list what)
+{
+	return lists[what].method;
+}
+
+json_t *client_list_tools(struct client *c, struct err *err)
+{
+	return client_list(c, CLIENT_LIST_TOOLS, err);
+}
+
+bool client_offers(struct client *c, const char *capability)
+{
+	bool offers;
+
+	pthread_mutex_lock(&c->lock);
+	offers = json_is_object(json_object_get(c->caps, capability));
+	pthread_mutex_unlock(&c->lock);
+	return offers;
 }
 
 json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,
@@ -951,6 +990,42 @@ out:
 	return result;
 }
 
+json_t *client_read_resource(struct client *c, const char *uri, double timeout_s,
+			     const struct client_call_hooks *hooks, struct err *err)
+{
+	json_t *params = json_pack("{s:s}", "uri", uri);
+	char what[600];
+
+	snprintf(what, sizeof(what), "resources/read '%.500s'", uri);
+	if (!params) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: out of memory", c->sc->name, what);
+		return NULL;
+	}
+	return request(
+	    c, "resources/read", params, what,
+	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S)), hooks,
+	    true, err);
+}
+
+json_t *client_get_prompt(struct client *c, const char *name, json_t *args, double timeout_s,
+			  const struct client_call_hooks *hooks, struct err *err)
+{
+	char what[300];
+	json_t *params;
+
+	snprintf(what, sizeof(what), "prompts/get '%.200s'", name);
+	params = json_pack("{s:s}", "name", name);
+	if (!params || (args && json_object_set(params, "arguments", args))) {
+		json_decref(params);
+		err_set(err, EXIT_FAILED, "server '%s': %s: out of memory", c->sc->name, what);
+		return NULL;
+	}
+	return request(
+	    c, "prompts/get", params, what,
+	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S)), hooks,
+	    true, err);
+}
+
 bool client_alive(struct client *c)
 {
 	bool alive;
@@ -987,5 +1062,6 @@ void client_free(struct client *c)
 	server_config_free(c->sc);
 	free(c->log_path);
 	free(c->instructions);
+	json_decref(c->caps);
 	free(c);
 }

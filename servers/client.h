@@ -15,10 +15,11 @@
 struct client;
 
 /* Called on a server notification the client does not consume itself, from a
- * transport thread. list_changed is consumed: it triggers on_tools_changed. */
+ * transport thread. The list_changed notifications of tools, resources and
+ * prompts are consumed: each triggers on_list_changed. */
 struct client_events {
 	void *ctx;
-	void (*on_tools_changed)(void *ctx);	       /* the catalog must be re-listed */
+	void (*on_list_changed)(void *ctx);	       /* the catalog must be re-listed */
 	void (*on_closed)(void *ctx, const char *why); /* the connection died */
 };
 
@@ -53,10 +54,29 @@ struct client *client_new(const struct server_config *sc, const char *log_path,
  * negotiation. Returns 0 or -1 with @err (EXIT_UNREACHABLE). */
 int client_connect(struct client *c, struct err *err);
 
-/* tools/list following every nextCursor. Returns a new array of Tool objects
+/* The lists a server may offer. */
+enum client_list {
+	CLIENT_LIST_TOOLS,     /* tools/list: Tool objects */
+	CLIENT_LIST_RESOURCES, /* resources/list: Resource objects */
+	CLIENT_LIST_TEMPLATES, /* resources/templates/list: ResourceTemplate objects */
+	CLIENT_LIST_PROMPTS,   /* prompts/list: Prompt objects */
+};
+
+/* One list, following every nextCursor. Returns a new array of the objects
  * as the server sent them, or NULL with @err, also when the pages together
- * pass the config's max_tools or max_catalog_bytes. */
+ * pass the config's max_tools (the most items of any one list) or
+ * max_catalog_bytes. */
+json_t *client_list(struct client *c, enum client_list what, struct err *err);
+
+/* The method of a list ("resources/list"); static. */
+const char *client_list_method(enum client_list what);
+
+/* client_list(c, CLIENT_LIST_TOOLS, err). */
 json_t *client_list_tools(struct client *c, struct err *err);
+
+/* Whether the server declared @capability ("resources", "prompts", ...) at
+ * initialize. */
+bool client_offers(struct client *c, const char *capability);
 
 /* tools/call. @args is borrowed (NULL: {}). @timeout_s <= 0 uses the config's.
  * @hooks may be NULL. On timeout sends notifications/cancelled. Returns the
@@ -73,6 +93,19 @@ json_t *client_call_tool(struct client *c, const char *tool, json_t *args, doubl
  * tasks/cancel. Same contract as client_call_tool. */
 json_t *client_call_tool_task(struct client *c, const char *tool, json_t *args, double timeout_s,
 			      const struct client_call_hooks *hooks, struct err *err);
+
+/* resources/read of @uri: the new ReadResourceResult ({"contents": [...]}),
+ * or NULL with @err (EXIT_FAILED for a JSON-RPC error such as an unknown
+ * resource, EXIT_UNREACHABLE when the server is gone or timed out). @hooks
+ * as for client_call_tool (its result hook is not used). */
+json_t *client_read_resource(struct client *c, const char *uri, double timeout_s,
+			     const struct client_call_hooks *hooks, struct err *err);
+
+/* prompts/get of prompt @name with @args (borrowed; an object of strings,
+ * NULL: none): the new GetPromptResult ({"description"?, "messages"}), or
+ * NULL with @err, as client_read_resource. */
+json_t *client_get_prompt(struct client *c, const char *name, json_t *args, double timeout_s,
+			  const struct client_call_hooks *hooks, struct err *err);
 
 bool client_alive(struct client *c);
 /* The "instructions" the server gave at initialize, or NULL; borrowed, valid
