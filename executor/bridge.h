@@ -39,6 +39,7 @@
 
 #include "../common/err.h"
 
+struct client_asker;
 struct hub;
 struct search_source;
 struct ws;
@@ -64,6 +65,9 @@ struct bridge_opts {
 	void *on_call_ctx;
 	/* borrowed; answers tools/search; NULL: refused */
 	const struct search_source *search;
+	/* borrowed; answers what servers ask during the calls (elicitation,
+	 * sampling): servers/client.h; NULL: mcpfs answers */
+	const struct client_asker *asker;
 };
 
 /* Listen on @path (a stale socket there is replaced; mode 0600) and serve in

@@ -49,6 +49,7 @@ static void call_opts(struct bridge *b, struct request *rq, struct hub_call_opts
 	o->timeout_s = b->call_timeout_s;
 	o->deadline_s = b->deadline_s;
 	o->hooks.cancel = &b->cancel;
+	o->hooks.asker = b->asker;
 	o->customer = b->customer;
 	o->workspace = b->workspace;
 	o->session = b->session;

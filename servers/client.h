@@ -28,6 +28,21 @@ struct client_events {
  * or the hub. */
 typedef void (*client_progress_fn)(void *ctx, double progress, double total, const char *message);
 
+/* Who answers, in mcpfs's place, what a server asks while a call is in
+ * flight and only a person or a model can answer: elicitation/create (form
+ * mode) for the user of an MCP host, sampling/createMessage for its model.
+ * ask runs on a thread of the client's own and may block until @cancel
+ * fires (the call ended). Returns the new result object for the server; or
+ * NULL with *code a JSON-RPC error code and @err its message; or NULL with
+ * *code 0 when it cannot answer this one: mcpfs then answers as it does
+ * without an asker (a form with its defaults or declined; sampling
+ * refused). */
+struct client_asker {
+	json_t *(*ask)(void *ctx, const char *method, json_t *params, struct cancel *cancel,
+		       int *code, struct err *err);
+	void *ctx;
+};
+
 /* What a caller of client_call_tool hears of its call on the connection's
  * reader thread. */
 struct client_call_hooks {
@@ -43,6 +58,11 @@ struct client_call_hooks {
 	/* Borrowed; when it fires, the call stops waiting: the server gets
 	 * notifications/cancelled and the call fails. NULL: none. */
 	struct cancel *cancel;
+	/* Borrowed; answers the server's requests that belong to this call.
+	 * Which call a request belongs to, MCP does not say on every
+	 * transport: a request goes to an asker only when every call in
+	 * flight on the connection has that same asker. NULL: none. */
+	const struct client_asker *asker;
 };
 
 /* New, not yet connected. @sc is copied. @log_path receives the server's
