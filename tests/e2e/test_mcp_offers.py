@@ -4,8 +4,8 @@ bridge (read_resource / readResource, get_prompt / getPrompt), a
 resource_link followed, and the listing kept current on list_changed.
 Against server-everything over stdio and Streamable HTTP, and our SDK server
 tests/node/servers/sdk_offers.mjs for lists driven from outside."""
-import gzip
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -191,6 +191,30 @@ def test_resource_link_and_blob_from_our_server(mcpfs, tmp_path):
     assert res["stdout"].splitlines() == [
         "resource_link note one", "89504e470d0a1a0aff00fe",
         "[{'role': 'user', 'content': {'type': 'text', 'text': 'Greet Ada.'}}]"], res
+
+
+def test_a_read_is_bounded_and_passes_the_call_hooks(mcpfs, tmp_path):
+    """A read that never ends takes the server's timeout, as a tool call
+    does, and the server hears that it was given up; with PII on, the
+    email in a resource reaches the code as a token."""
+    state = tmp_path / "offers"
+    mcpfs.config_path.write_text(json.dumps({
+        "mcpServers": {"offers": {**offers(state), "timeout": 2}},
+        "pii": {"enabled": True}}))
+    write_json(state / "notes.json", {"who": "write to ada@example.com"})
+    t0 = time.monotonic()
+    p, res = run_code(mcpfs, "from servers._runtime import read_resource\n"
+                             "print(read_resource('offers', 'note://who'))\n"
+                             "try:\n"
+                             "    read_resource('offers', 'note://hang')\n"
+                             "except Exception as e:\n"
+                             "    print(e)\n", "--timeout", "60")
+    assert res and res["exit_code"] == 0, (p.stderr, res)
+    assert time.monotonic() - t0 < 45
+    lines = res["stdout"].splitlines()
+    assert lines[0] == "write to [EMAIL_1]", lines
+    assert "resources/read 'note://hang' timed out after 2 s" in lines[1], lines
+    assert wait_until(lambda: (state / "cancelled.json").exists(), 30)
 
 
 def test_everything_session_resource_shows_through_serve(mcpfs, everything):

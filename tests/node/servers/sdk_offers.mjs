@@ -3,8 +3,10 @@
 //   node sdk_offers.mjs STATE_DIR
 // - STATE_DIR/notes.json, an object {name: text}, lists each note as the
 //   text resource note://<name>; every change sends
-//   notifications/resources/list_changed. note://logo.bin is a blob, and the
-//   template note://{name} reads any note.
+//   notifications/resources/list_changed. note://logo.bin is a blob,
+//   note://hang is never answered (STATE_DIR/cancelled.json then lists the
+//   notifications/cancelled that came), and the template note://{name}
+//   reads any note.
 // - STATE_DIR/prompts.json, an array of prompt names, lists each beside
 //   `greet` (arguments `name`, required, and `tone`); every change sends
 //   notifications/prompts/list_changed.
@@ -65,8 +67,12 @@ server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
 		description: "A note by its name." }],
 }));
 
-server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
 	const uri = req.params.uri;
+	if (uri === "note://hang")
+		return new Promise(() => extra.signal.addEventListener("abort", () => {
+			fs.writeFileSync(path.join(dir, "cancelled.json"), JSON.stringify([uri]));
+		}));
 	if (uri === "note://logo.bin")
 		return { contents: [{ uri, mimeType: "image/png", blob: logo.toString("base64") }] };
 	const name = uri.startsWith("note://") ? uri.slice("note://".length) : null;
