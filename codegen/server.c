@@ -349,17 +349,19 @@ static void readme_instructions(struct buf *out, const json_t *notes)
 	buf_putc(out, '\n');
 }
 
-/* The tools mcpfs could not offer, and why (servers/catalog_check.h). */
+/* The tools mcpfs could not offer, and the lists or items of them it could
+ * not have, and why (servers/catalog_check.h). */
 static void readme_skipped(struct buf *out, const json_t *notes)
 {
 	const json_t *skipped = json_object_get(notes, "skipped"), *v;
-	size_t i;
+	const json_t *unlisted = json_object_get(notes, "unlisted");
+	size_t i, n = json_array_size(skipped);
 
-	if (!json_array_size(skipped))
+	if (!n && !json_array_size(unlisted))
 		return;
 	buf_puts(out, "\nSkipped (the server lists these, but mcpfs cannot offer them):\n\n");
-	json_array_foreach(skipped, i, v)
-	{
+	for (i = 0; i < n + json_array_size(unlisted); i++) {
+		v = i < n ? json_array_get(skipped, i) : json_array_get(unlisted, i - n);
 		buf_puts(out, "- `");
 		cg_md_line(out, json_string_value(json_object_get(v, "name")) ?: "?", 200);
 		buf_puts(out, "`: ");

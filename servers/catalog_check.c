@@ -76,7 +76,8 @@ out_nomem:
 
 /* The lists beside the tools, each kept in the notes under its key when the
  * server declares the capability: items that are not objects with a usable
- * string @field are skipped like bad tools. */
+ * string @field are left out, noted in "unlisted" as bad tools are in
+ * "skipped". */
 static const struct {
 	const char *capability, *key, *field;
 	enum client_list list;
@@ -87,8 +88,8 @@ static const struct {
 };
 
 /* Keep the items of @items (borrowed) with a plain string @field; the others
- * go to @skipped. Returns the new array, or NULL when out of memory. */
-static json_t *keep_usable(json_t *items, const char *field, const char *method, json_t *skipped)
+ * go to @unlisted. Returns the new array, or NULL when out of memory. */
+static json_t *keep_usable(json_t *items, const char *field, const char *method, json_t *unlisted)
 {
 	json_t *kept = json_array(), *v, *f, *s;
 	char label[96], why[96];
@@ -106,7 +107,7 @@ static json_t *keep_usable(json_t *items, const char *field, const char *method,
 		snprintf(label, sizeof(label), "(item %zu of %s)", i + 1, method);
 		snprintf(why, sizeof(why), "no usable \"%s\" string", field);
 		s = json_pack("{s:s, s:s}", "name", label, "why", why);
-		if (!s || json_array_append_new(skipped, s))
+		if (!s || json_array_append_new(unlisted, s))
 			goto out_nomem;
 	}
 	return kept;
@@ -116,34 +117,43 @@ out_nomem:
 }
 
 /* Add the resources, resource templates and prompts @c offers to @notes.
- * A list that fails is noted in "skipped" with why; it never fails the
+ * A list that fails is noted in "unlisted" with why; it never fails the
  * catalog. Returns 0, or -1 when out of memory. */
 static int list_extras(struct client *c, json_t *notes)
 {
-	json_t *skipped = json_object_get(notes, "skipped"), *items, *kept;
+	json_t *unlisted = json_array(), *items, *kept;
 	struct err e;
 	size_t i;
 
+	if (!unlisted)
+		return -1;
 	for (i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
 		if (!client_offers(c, extras[i].capability))
 			continue;
 		err_clear(&e);
 		items = client_list(c, extras[i].list, &e);
 		if (!items) {
-			if (json_array_append_new(skipped,
+			if (json_array_append_new(unlisted,
 						  json_pack("{s:s, s:s}", "name",
 							    client_list_method(extras[i].list),
 							    "why", e.text)))
-				return -1;
+				goto out_nomem;
 			continue;
 		}
 		kept = keep_usable(items, extras[i].field, client_list_method(extras[i].list),
-				   skipped);
+				   unlisted);
 		json_decref(items);
 		if (!kept || json_object_set_new(notes, extras[i].key, kept))
-			return -1;
+			goto out_nomem;
 	}
-	return 0;
+	if (!json_array_size(unlisted)) {
+		json_decref(unlisted);
+		return 0;
+	}
+	return json_object_set_new(notes, "unlisted", unlisted);
+out_nomem:
+	json_decref(unlisted);
+	return -1;
 }
 
 json_t *catalog_list(struct client *c, json_t **notes, struct err *err)

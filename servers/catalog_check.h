@@ -22,8 +22,9 @@ json_t *catalog_check(json_t *tools, json_t **skipped);
  * object {"instructions"?: string, "skipped": [...], "resources"?: [...],
  * "resource_templates"?: [...], "prompts"?: [...]}: the other lists, each
  * present when the server declares its capability (resources, prompts) and
- * the list could be had, as the server sent its items; a list that failed
- * is in "skipped" under its method's name, with why. NULL with @err. */
+ * the list could be had, as the server sent its items; and "unlisted"?:
+ * [{"name", "why"}], a list that failed (named by its method) or an item
+ * left out of one. NULL with @err. */
 json_t *catalog_list(struct client *c, json_t **notes, struct err *err);
 
 #endif

@@ -409,14 +409,18 @@ static void log_line(struct hub_server *srv, const char *fmt, ...)
 	server_log_close(l);
 }
 
-/* Each tool catalog_check skipped, once per catalog, in the server's log. */
+/* Each tool catalog_check skipped, and each list or item of one it left
+ * out, once per catalog, in the server's log. */
 static void log_skipped(struct hub_server *srv, const json_t *notes)
 {
 	const json_t *s;
 	size_t i;
 
-	json_array_foreach(json_object_get(notes, "skipped"), i, s)
-	    log_line(srv, "skipped '%.200s': %s", json_string_value(json_object_get(s, "name")),
+	json_array_foreach(json_object_get(notes, "skipped"), i, s) log_line(
+	    srv, "skipped tool '%.200s': %s", json_string_value(json_object_get(s, "name")),
+	    json_string_value(json_object_get(s, "why")));
+	json_array_foreach(json_object_get(notes, "unlisted"), i, s)
+	    log_line(srv, "not listed: '%.200s': %s", json_string_value(json_object_get(s, "name")),
 		     json_string_value(json_object_get(s, "why")));
 }
 

@@ -144,6 +144,25 @@ def test_a_server_without_resources_says_so(mcpfs):
         "prompts/get: server 'f' offers no prompts (it did not declare them)"], res
 
 
+def test_a_list_that_fails_never_takes_out_the_server(mcpfs, tmp_path):
+    state = tmp_path / "offers"
+    state.mkdir()
+    (state / "broken").write_text("")
+    mcpfs.write_config({"offers": offers(state)})
+    out = tmp_path / "tree"
+    mcpfs.run("generate", "--out", out, check=0)
+    srv = out / "servers" / "offers"
+    readme = (srv / "README.md").read_text()
+    assert "- `(item 2 of resources/list)`: no usable \"uri\" string" in readme, readme
+    assert ("- `prompts/list`: server 'offers': prompts/list: JSON-RPC error -32603: "
+            "MCP error -32603: the prompt store is down") in readme, readme
+    assert "offers 1 resource and 1 resource template" in readme, readme
+    assert "note://logo.bin" in (srv / "_resources.md").read_text()
+    assert not (srv / "_prompts.md").exists() and (srv / "link.py").exists()
+    log = (mcpfs.root / "logs" / "offers.log").read_text()
+    assert "not listed: 'prompts/list': server 'offers'" in log, log
+
+
 def test_mounted_listing_follows_list_changed(mounted, tmp_path):
     state = tmp_path / "offers"
     state.mkdir()

@@ -10,6 +10,8 @@
 // - STATE_DIR/prompts.json, an array of prompt names, lists each beside
 //   `greet` (arguments `name`, required, and `tone`); every change sends
 //   notifications/prompts/list_changed.
+// - STATE_DIR/broken existing: resources/list adds an item without a URI,
+//   and prompts/list fails.
 // - The tool `link` returns a resource_link to note://<its argument name>.
 // - The tool `ask` asks the client to fill a form (elicitation/create) and
 //   `sample` asks it to sample (sampling/createMessage); each returns the
@@ -54,11 +56,14 @@ const server = new Server({ name: "sdk-offers", version: "1.0.0" }, {
 	},
 });
 
+const broken = () => fs.existsSync(path.join(dir, "broken"));
+
 server.setRequestHandler(ListResourcesRequestSchema, async () => ({
 	resources: [
 		...Object.keys(notes).map((n) => ({ uri: `note://${n}`, name: n, mimeType: "text/plain",
 			description: `The note ${n}.` })),
 		{ uri: "note://logo.bin", name: "logo", mimeType: "image/png" },
+		...(broken() ? [{ name: "no uri" }] : []),
 	],
 }));
 
@@ -85,9 +90,12 @@ const greet = { name: "greet", title: "Greeting", description: "Greet someone. I
 	arguments: [{ name: "name", description: "Who to greet.", required: true },
 		{ name: "tone", description: "How." }] };
 
-server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-	prompts: [greet, ...prompts.map((n) => ({ name: n, description: `Added at run time: ${n}.` }))],
-}));
+server.setRequestHandler(ListPromptsRequestSchema, async () => {
+	if (broken())
+		throw new McpError(-32603, "the prompt store is down");
+	return { prompts: [greet, ...prompts.map((n) => ({ name: n,
+		description: `Added at run time: ${n}.` }))] };
+});
 
 server.setRequestHandler(GetPromptRequestSchema, async (req) => {
 	const args = req.params.arguments || {};
