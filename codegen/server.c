@@ -8,6 +8,7 @@
 #include "codegen.h"
 #include "json_out_i.h"
 #include "names_i.h"
+#include "offers_i.h"
 #include "root_i.h"
 #include "templates_i.h"
 #include "text_i.h"
@@ -32,8 +33,9 @@ struct cg_server {
 	struct cg_tool *tools;	      /* owned, in catalog order */
 	size_t ntools;
 	struct cg_tool **by_ident; /* owned array of borrowed tools, sorted by ident */
-	struct cg_entry *entries;  /* owned; names owned (entry_names) */
+	struct cg_entry *entries;  /* owned; names owned (entry_names), but the offer pages' */
 	char **entry_names;
+	size_t nnames;
 	size_t nentries;
 	char *status;  /* owned; non-NULL: the catalog could not be had */
 	char *detail;  /* owned or NULL */
@@ -53,7 +55,7 @@ static int add_entry(struct cg_server *s, const char *name, const char *ext)
 	if (!p)
 		return -ENOMEM;
 	snprintf(p, len, "%s%s", name, ext);
-	s->entry_names[s->nentries] = p;
+	s->entry_names[s->nnames++] = p;
 	s->entries[s->nentries].name = p;
 	s->entries[s->nentries].is_dir = false;
 	s->nentries++;
@@ -131,7 +133,9 @@ struct cg_server *cg_server_new(const struct cg_root *r, size_t server_index, js
 	} else if (build_tools(s, tools)) {
 		goto out_free;
 	}
-	cap = 3 + 3 * s->ntools;
+	/* README, the indexes, three files per tool, and room for the two
+	 * pages cg_server_set_notes may add without allocating. */
+	cap = 5 + 3 * s->ntools;
 	s->entries = calloc(cap, sizeof(*s->entries));
 	s->entry_names = calloc(cap, sizeof(*s->entry_names));
 	if (!s->entries || !s->entry_names)
@@ -169,7 +173,7 @@ void cg_server_free(struct cg_server *s)
 		free(s->tools[i].ident);
 		json_decref(s->tools[i].json);
 	}
-	for (i = 0; i < s->nentries; i++)
+	for (i = 0; i < s->nnames; i++)
 		free(s->entry_names[i]);
 	free(s->tools);
 	free(s->by_ident);
@@ -183,10 +187,34 @@ void cg_server_free(struct cg_server *s)
 	free(s);
 }
 
+/* The entries that name no owned string: the pages of what the server
+ * offers, told apart by address. */
+static const char resources_file[] = CG_RESOURCES_FILE;
+static const char prompts_file[] = CG_PROMPTS_FILE;
+
+static bool is_offer_entry(const struct cg_entry *e)
+{
+	return e->name == resources_file || e->name == prompts_file;
+}
+
 void cg_server_set_notes(struct cg_server *s, json_t *notes)
 {
+	size_t i, n = 0;
+
 	json_decref(s->notes);
 	s->notes = json_incref(notes);
+	if (s->status)
+		return;
+	/* The pages come and go with the notes; their room was kept. */
+	for (i = 0; i < s->nentries; i++)
+		if (!is_offer_entry(&s->entries[i]))
+			s->entries[n++] = s->entries[i];
+	if (cg_offers_resources(notes))
+		s->entries[n++] = (struct cg_entry){resources_file, false};
+	if (cg_offers_prompts(notes))
+		s->entries[n++] = (struct cg_entry){prompts_file, false};
+	s->nentries = n;
+	qsort(s->entries, s->nentries, sizeof(*s->entries), cmp_entry);
 }
 
 int cg_server_list(const struct cg_server *s, const struct cg_entry **out, size_t *n)
@@ -321,17 +349,19 @@ static void readme_instructions(struct buf *out, const json_t *notes)
 	buf_putc(out, '\n');
 }
 
-/* The tools mcpfs could not offer, and why (servers/catalog_check.h). */
+/* The tools mcpfs could not offer, and the lists or items of them it could
+ * not have, and why (servers/catalog_check.h). */
 static void readme_skipped(struct buf *out, const json_t *notes)
 {
 	const json_t *skipped = json_object_get(notes, "skipped"), *v;
-	size_t i;
+	const json_t *unlisted = json_object_get(notes, "unlisted");
+	size_t i, n = json_array_size(skipped);
 
-	if (!json_array_size(skipped))
+	if (!n && !json_array_size(unlisted))
 		return;
 	buf_puts(out, "\nSkipped (the server lists these, but mcpfs cannot offer them):\n\n");
-	json_array_foreach(skipped, i, v)
-	{
+	for (i = 0; i < n + json_array_size(unlisted); i++) {
+		v = i < n ? json_array_get(skipped, i) : json_array_get(unlisted, i - n);
 		buf_puts(out, "- `");
 		cg_md_line(out, json_string_value(json_object_get(v, "name")) ?: "?", 200);
 		buf_puts(out, "`: ");
@@ -342,7 +372,7 @@ static void readme_skipped(struct buf *out, const json_t *notes)
 
 static int readme(const struct cg_server *s, struct buf *out)
 {
-	struct buf list, name, instructions, skipped;
+	struct buf list, name, instructions, skipped, offers;
 	char count[32];
 	size_t i;
 	int rc;
@@ -353,6 +383,7 @@ static int readme(const struct cg_server *s, struct buf *out)
 	buf_init(&name, README_MAX);
 	buf_init(&instructions, README_MAX);
 	buf_init(&skipped, README_MAX);
+	buf_init(&offers, README_MAX);
 	for (i = 0; i < s->ntools; i++)
 		readme_tool(&list, s->by_ident[i]);
 	if (!s->ntools)
@@ -360,8 +391,9 @@ static int readme(const struct cg_server *s, struct buf *out)
 	cg_md_line(&name, s->name, 200);
 	readme_instructions(&instructions, s->notes);
 	readme_skipped(&skipped, s->notes);
+	cg_offers_readme(&offers, s->notes);
 	snprintf(count, sizeof(count), "%zu", s->ntools);
-	rc = buf_first_error(&list, &name, &instructions, &skipped, NULL);
+	rc = buf_first_error(&list, &name, &instructions, &skipped, &offers, NULL);
 	if (!rc) {
 		const struct cg_kv kv[] = {
 		    {"name", name.data, name.len},
@@ -370,6 +402,7 @@ static int readme(const struct cg_server *s, struct buf *out)
 		    {"tools", list.data, list.len},
 		    {"instructions", instructions.data, instructions.len},
 		    {"skipped", skipped.data, skipped.len},
+		    {"offers", offers.data, offers.len},
 		};
 
 		rc = cg_tmpl_fill(s->t, "server.md.tmpl", kv, sizeof(kv) / sizeof(kv[0]), out);
@@ -378,6 +411,7 @@ static int readme(const struct cg_server *s, struct buf *out)
 	buf_free(&name);
 	buf_free(&instructions);
 	buf_free(&skipped);
+	buf_free(&offers);
 	return rc;
 }
 
@@ -458,6 +492,10 @@ int cg_server_render(const struct cg_server *s, const char *name, struct buf *ou
 		return readme(s, out);
 	if (s->status || !dot)
 		return -ENOENT;
+	if (!strcmp(name, CG_RESOURCES_FILE))
+		return cg_render_resources(s->t, s->name, s->notes, out);
+	if (!strcmp(name, CG_PROMPTS_FILE))
+		return cg_render_prompts(s->t, s->name, s->notes, out);
 	if ((s->langs & CG_LANG_PY) && !strcmp(name, "__init__.py"))
 		return init_py(s, out);
 	if ((s->langs & CG_LANG_TS) && !strcmp(name, "index.ts"))

@@ -888,6 +888,7 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 	b->on_call = o->on_call;
 	b->on_call_ctx = o->on_call_ctx;
 	b->search = o->search;
+	b->asker = o->asker;
 	b->max_result = o->max_result ? o->max_result : MCPFS_BRIDGE_MAX_LINE;
 	b->budget = o->budget ? o->budget : BRIDGE_DEFAULT_BUDGET;
 	pthread_cond_init(&b->slot, NULL);

@@ -10,6 +10,10 @@
  *   tools/search     {"query": s, "detail": "name"|"summary"|"full",
  *                     "limit": n, "regex": bool} -> {"results": [...],
  *                     "hint"?} as search_query (search/search.h)
+ *   resources/read   {"server": <configured name>, "uri": s} -> the MCP
+ *                     ReadResourceResult ({"contents": [...]})
+ *   prompts/get      {"server": <configured name>, "name": s, "arguments":
+ *                     {s: s}} -> the MCP GetPromptResult ({"messages": [...]})
  *   checkpoint/set   {"step": n, "last_task": s, "context": {...}} -> {}
  *   checkpoint/get   {} -> the checkpoint object, or null
  * Several requests may be in flight on one connection; replies carry their
@@ -19,8 +23,9 @@
  * Budgets bound what a run's code can make mcpfs hold, outside the run's
  * own memory limit: requests and replies in memory at once (bridge_opts.
  * budget; past it a request or reply fails with an error and the run goes
- * on), 32 tool calls in flight (more wait their turn), 256 connections, and
- * a connection that has not authenticated within 4 KiB and 5 s is closed. */
+ * on), 32 tool calls, resource reads and prompts in flight (more wait
+ * their turn), 256 connections, and a connection that has not
+ * authenticated within 4 KiB and 5 s is closed. */
 #ifndef MCPFS_EXECUTOR_BRIDGE_H
 #define MCPFS_EXECUTOR_BRIDGE_H
 
@@ -34,6 +39,7 @@
 
 #include "../common/err.h"
 
+struct client_asker;
 struct hub;
 struct search_source;
 struct ws;
@@ -59,6 +65,9 @@ struct bridge_opts {
 	void *on_call_ctx;
 	/* borrowed; answers tools/search; NULL: refused */
 	const struct search_source *search;
+	/* borrowed; answers what servers ask during the calls (elicitation,
+	 * sampling): servers/client.h; NULL: mcpfs answers */
+	const struct client_asker *asker;
 };
 
 /* Listen on @path (a stale socket there is replaced; mode 0600) and serve in

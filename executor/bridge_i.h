@@ -80,6 +80,7 @@ struct bridge {
 	bridge_call_fn on_call; /* bridge_opts.on_call */
 	void *on_call_ctx;
 	const struct search_source *search; /* bridge_opts.search */
+	const struct client_asker *asker;   /* bridge_opts.asker */
 	size_t max_result;
 	int lfd;
 	int epfd; /* the watcher's: the listening socket, stop_pipe, parked connections */

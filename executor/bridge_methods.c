@@ -42,6 +42,24 @@ static void slot_give(struct bridge *b)
 	pthread_mutex_unlock(&b->lock);
 }
 
+/* What a call from the run's code carries to the hub: its budget of time,
+ * the run's cancellation, whose it is, and the fast path of its result. */
+static void call_opts(struct bridge *b, struct request *rq, struct hub_call_opts *o)
+{
+	o->timeout_s = b->call_timeout_s;
+	o->deadline_s = b->deadline_s;
+	o->hooks.cancel = &b->cancel;
+	o->hooks.asker = b->asker;
+	o->customer = b->customer;
+	o->workspace = b->workspace;
+	o->session = b->session;
+	o->origin = "bridge";
+	if (rq->id) {
+		o->hooks.result = bridge_pass_result;
+		o->hooks.result_ctx = rq;
+	}
+}
+
 static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params, int *code,
 			    struct err *err)
 {
@@ -60,17 +78,7 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 			"tools/call needs string server and name, object arguments");
 		return NULL;
 	}
-	o.timeout_s = b->call_timeout_s;
-	o.deadline_s = b->deadline_s;
-	o.hooks.cancel = &b->cancel;
-	o.customer = b->customer;
-	o.workspace = b->workspace;
-	o.session = b->session;
-	o.origin = "bridge";
-	if (rq->id) {
-		o.hooks.result = bridge_pass_result;
-		o.hooks.result_ctx = rq;
-	}
+	call_opts(b, rq, &o);
 	t0 = clock_now_ms();
 	if (!slot_take(b)) {
 		*code = RPC_FAILED;
@@ -92,6 +100,96 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 	bridge_account_add(&b->account, server, tool, ok, ms);
 	if (b->on_call)
 		b->on_call(b->on_call_ctx, server, tool, ok, ms);
+	return res;
+}
+
+/* A URI as RFC 3986 begins one (a scheme, then ':'), without spaces or
+ * control characters. */
+static bool uri_plain(const char *s)
+{
+	const char *p = s;
+
+	if (!s || !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+		return false;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+	       *p == '+' || *p == '-' || *p == '.')
+		p++;
+	if (*p != ':')
+		return false;
+	for (; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return false;
+	return true;
+}
+
+static json_t *m_resources_read(struct bridge *b, struct request *rq, json_t *params, int *code,
+				struct err *err)
+{
+	const char *server = bridge_plain_string(params, "server");
+	const char *uri = bridge_plain_string(params, "uri");
+	struct hub_call_opts o = {0};
+	json_t *res;
+
+	*code = RPC_PARAMS;
+	if (!server || !json_is_string(json_object_get(params, "uri"))) {
+		err_set(err, EXIT_USAGE, "resources/read needs string server and uri");
+		return NULL;
+	}
+	if (!uri_plain(uri)) {
+		err_set(err, EXIT_USAGE,
+			"'%.200s' is not a URI (scheme:rest, without spaces or "
+			"control characters)",
+			json_string_value(json_object_get(params, "uri")));
+		return NULL;
+	}
+	*code = RPC_FAILED;
+	call_opts(b, rq, &o);
+	if (!slot_take(b)) {
+		err_set(err, EXIT_FAILED, "resources/read '%.200s' cancelled: the run is ending",
+			uri);
+		return NULL;
+	}
+	res = hub_read_resource(b->hub, server, uri, &o, err);
+	slot_give(b);
+	return res;
+}
+
+/* An object of strings: what prompts/get takes as arguments. */
+static bool string_map(json_t *v)
+{
+	const char *key;
+	json_t *item;
+
+	if (!json_is_object(v))
+		return false;
+	json_object_foreach(v, key, item) if (!json_is_string(item)) return false;
+	return true;
+}
+
+static json_t *m_prompts_get(struct bridge *b, struct request *rq, json_t *params, int *code,
+			     struct err *err)
+{
+	const char *server = bridge_plain_string(params, "server");
+	const char *name = bridge_plain_string(params, "name");
+	json_t *args = json_object_get(params, "arguments");
+	struct hub_call_opts o = {0};
+	json_t *res;
+
+	*code = RPC_PARAMS;
+	if (!server || !name || (args && !json_is_null(args) && !string_map(args))) {
+		err_set(err, EXIT_USAGE,
+			"prompts/get needs string server and name, arguments an object of strings");
+		return NULL;
+	}
+	*code = RPC_FAILED;
+	call_opts(b, rq, &o);
+	if (!slot_take(b)) {
+		err_set(err, EXIT_FAILED, "prompts/get '%.200s' cancelled: the run is ending",
+			name);
+		return NULL;
+	}
+	res = hub_get_prompt(b->hub, server, name, json_is_object(args) ? args : NULL, &o, err);
+	slot_give(b);
 	return res;
 }
 
@@ -156,10 +254,9 @@ static json_t *m_tools_search(struct bridge *b, struct request *rq, json_t *para
 }
 
 static const struct bridge_method methods[] = {
-    {"tools/call", m_tools_call},
-    {"tools/search", m_tools_search},
-    {"checkpoint/set", m_checkpoint_set},
-    {"checkpoint/get", m_checkpoint_get},
+    {"tools/call", m_tools_call},	  {"tools/search", m_tools_search},
+    {"resources/read", m_resources_read}, {"prompts/get", m_prompts_get},
+    {"checkpoint/set", m_checkpoint_set}, {"checkpoint/get", m_checkpoint_get},
 };
 
 const struct bridge_method *bridge_method_find(const char *name)

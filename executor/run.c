@@ -252,6 +252,7 @@ static int bridge_start(struct run *r, double timeout_s, struct err *err)
 	snprintf(r->env_token, sizeof(r->env_token), "%s=%s", BRIDGE_ENV_TOKEN, r->token);
 	bo.hub = r->o->hub;
 	bo.search = r->o->search;
+	bo.asker = r->o->asker;
 	bo.token = r->token;
 	bo.customer = r->ws.customer;
 	bo.workspace = r->ws.workspace;

@@ -48,6 +48,9 @@ struct run_opts {
 	void *on_tool_call_ctx;
 	/* borrowed; answers the bridge's tools/search; NULL: refused */
 	const struct search_source *search;
+	/* borrowed; answers what servers ask during the code's calls
+	 * (bridge_opts.asker); NULL: mcpfs answers */
+	const struct client_asker *asker;
 	/* Rewrites the strings "stdout", "stderr", "output", "code" and
 	 * "description" of the result and of the task record in place before
 	 * they are returned or recorded (PII tokens: pii_engine_filter_output);

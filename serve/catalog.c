@@ -97,7 +97,7 @@ static struct folder *folder_get(struct serve_catalog *c, size_t i, struct err *
 	struct folder *f;
 	struct err e = {0};
 	uint64_t gen = 0;
-	json_t *tools;
+	json_t *tools, *notes;
 
 	hub_info(c->hub, name, &info);
 	pthread_mutex_lock(&c->lock);
@@ -120,6 +120,10 @@ static struct folder *folder_get(struct serve_catalog *c, size_t i, struct err *
 			*err = e;
 	} else {
 		f->cg = cg_server_new(c->root, i, tools, NULL, NULL);
+		notes = f->cg ? hub_notes(c->hub, name) : NULL;
+		if (notes)
+			cg_server_set_notes(f->cg, notes);
+		json_decref(notes);
 	}
 	json_decref(tools);
 	if (!f->cg) {

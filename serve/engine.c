@@ -44,6 +44,8 @@ static int after_call(void *ctx, const struct hub_call *call, json_t **result, s
 	bool ok = *result && !json_is_true(json_object_get(*result, "isError"));
 
 	(void)err;
+	if (strcmp(call->method, "tools/call"))
+		return 0; /* resources and prompts are not tool calls */
 	serve_engine_tool_called(ctx, call->opts->session, call->server, ok);
 	return 0;
 }

@@ -86,6 +86,7 @@ void mcp_conn_unref(struct mcp_conn *c)
 	pthread_cond_destroy(&c->idle);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->send_lock);
+	json_decref(c->host_caps);
 	free(c);
 }
 
@@ -280,6 +281,7 @@ void mcp_conn_close(struct mcp_conn *c)
 	 * call sends no reply anyway. */
 	pthread_mutex_lock(&c->lock);
 	c->closed = true;
+	mcp_asks_wake_locked(c);
 	for (call = c->calls; call; call = call->next)
 		call_cancel_locked(call);
 	while (c->ncalls)
@@ -318,6 +320,12 @@ static json_t *m_initialize(struct mcp_conn *c, json_t *params, struct rpc_err *
 	pthread_mutex_lock(&c->lock);
 	snprintf(c->protocol, sizeof(c->protocol), "%s", agreed);
 	c->initialized = true;
+	/* What the host can do for the servers (elicitation, sampling): ask.c. */
+	json_decref(c->host_caps);
+	c->host_caps = json_deep_copy(json_object_get(params, "capabilities"));
+	snprintf(c->host_name, sizeof(c->host_name), "%s",
+		 json_string_value(json_object_get(json_object_get(params, "clientInfo"), "name"))
+		     ?: "");
 	pthread_mutex_unlock(&c->lock);
 	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b}},s:{s:s,s:s,s:s},s:s}", "protocolVersion",
 			 agreed, "capabilities", "tools", "listChanged", 0, "resources",
@@ -565,6 +573,7 @@ static int tools_call(struct mcp_conn *c, json_t *id, json_t *params, struct rpc
 	}
 	cancel_init(&call->cancel);
 	call->conn = c;
+	call->asker = (struct client_asker){mcp_call_ask, call};
 	call->tool = tool;
 	call->id = json_deep_copy(id);
 	call->args = args ? json_deep_copy(args) : json_object();
@@ -692,10 +701,13 @@ void mcp_conn_handle(struct mcp_conn *c, json_t *msg)
 		return;
 	}
 	if (!method) {
-		/* A response to a request of ours: we send none. An error
-		 * without an id is the client complaining: nothing to answer. */
+		/* A response to a request of ours (ask.c), or one too late for
+		 * it. An error without an id is the client complaining: nothing
+		 * to answer. */
 		if (!id && !json_object_get(msg, "error") && !json_object_get(msg, "result"))
 			reply_error(c, NULL, RPC_INVALID_REQUEST, "a message needs a method");
+		else if (id)
+			mcp_conn_answered(c, msg);
 		return;
 	}
 	if (strcmp(json_string_value(json_object_get(msg, "jsonrpc")) ?: "", "2.0")) {

@@ -8,8 +8,11 @@
 #include <stdbool.h>
 
 #include "../common/cancel.h"
+#include "../servers/client.h"
 #include "../workspaces/workspace.h"
 #include "mcp.h"
+
+struct mcp_ask;
 
 /* One tools/call in flight. */
 struct mcp_call {
@@ -19,8 +22,10 @@ struct mcp_call {
 	const struct serve_tool *tool;
 	json_t *args;	      /* owned */
 	struct cancel cancel; /* fired by notifications/cancelled and close */
-	struct run *run;      /* protected by conn->lock: the run going, or NULL */
-	bool cancelled;	      /* protected by conn->lock */
+	/* What servers ask during the run's calls goes to the host: ask.c. */
+	struct client_asker asker;
+	struct run *run; /* protected by conn->lock: the run going, or NULL */
+	bool cancelled;	 /* protected by conn->lock */
 	/* Progress, read by the engine's ticker under conn->lock. */
 	bool progress;		  /* a run is going and the client asked for progress */
 	atomic_uint tool_calls;	  /* calls the run made so far (the call hook) */
@@ -44,6 +49,12 @@ struct mcp_conn {
 	bool closed, initialized, attached;
 	unsigned afters;	   /* calls answered whose tool_out.after is still running */
 	pthread_mutex_t send_lock; /* one send at a time */
+	/* The host, as initialize said (protected by lock): its capabilities
+	 * (new, or NULL), its clientInfo.name; and our requests to it. */
+	json_t *host_caps;
+	char host_name[128];
+	struct mcp_ask *asks;
+	unsigned asks_made;
 };
 
 /* Send through the transport unless the connection is closed. */
@@ -64,5 +75,16 @@ bool mcp_call_cancelled(struct mcp_call *call);
 /* Wait until the work of @call's connection's answered calls is done
  * (tool_out.after): what the client was told has happened is on disk. */
 void mcp_call_wait_after(struct mcp_call *call);
+
+/* A client_asker's ask for @ctx, a struct mcp_call: the request goes to the
+ * host on the call's session when the host declared what it needs, and its
+ * answer comes back (ask.c). */
+json_t *mcp_call_ask(void *ctx, const char *method, json_t *params, struct cancel *cancel,
+		     int *code, struct err *err);
+/* @msg (a response, borrowed) answers a request of ours: true when it was
+ * one waiting. */
+bool mcp_conn_answered(struct mcp_conn *c, json_t *msg);
+/* Called with c->lock held, once closed is set: our requests stop waiting. */
+void mcp_asks_wake_locked(struct mcp_conn *c);
 
 #endif

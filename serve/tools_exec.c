@@ -210,6 +210,7 @@ static int execute_code(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 	    .stdin_fd = -1,
 	    .cgroup_parent = e->o.cgroup_parent,
 	    .search = &j->search,
+	    .asker = &t->call->asker,
 	    .output_filter = e->o.pii && pii_engine_active(e->o.pii, t->customer)
 				 ? pii_engine_filter_output
 				 : NULL,

@@ -36,6 +36,9 @@ void catalog_cache_hash(const struct server_config *sc, char out[17])
 	uint64_t h = STRHASH_INIT;
 	char num[32];
 
+	/* What mcpfs keeps of a catalog and declares to servers (which changes
+	 * what they list) are part of it: a cache of an older mcpfs is stale. */
+	h = hash_str(h, "catalog 3: resources, prompts; sampling declared");
 	snprintf(num, sizeof(num), "%d/%d", (int)sc->transport, (int)sc->scope);
 	h = hash_str(h, num);
 	h = hash_str(h, sc->command);

@@ -23,6 +23,9 @@
 #define CLIENT_MAX_PAGES 1000
 /* Server requests waiting for the worker at most; more are answered with an error. */
 #define CLIENT_MAX_QUEUED 256
+/* Server requests with the callers' askers at once, at most; more get
+ * mcpfs's own answer. */
+#define CLIENT_MAX_ASKING 64
 
 /* The version we offer first, then the older ones we accept in the reply. */
 static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
@@ -35,6 +38,11 @@ struct pending {
 	bool passing;	  /* hooks->result is running; protected by client.lock */
 	json_t *response; /* new; protected by client.lock; NULL if the link died */
 	const struct client_call_hooks *hooks; /* the caller's; NULL: none */
+	/* Server requests with hooks->asker now (protected by client.lock),
+	 * and what tells them the call ended (initialised with the first). */
+	unsigned asking;
+	bool ask_ready;
+	struct cancel ask_end;
 	struct pending *next;
 };
 
@@ -59,6 +67,7 @@ struct client {
 	struct queued *queue;	 /* protected by lock: server requests for the worker */
 	struct queued **queue_tail;
 	size_t nqueued;
+	unsigned nasking; /* protected by lock: server requests with askers */
 	bool stop_worker; /* protected by lock */
 	pthread_cond_t worker_cond;
 	pthread_t worker;
@@ -69,6 +78,14 @@ struct client {
 	unsigned session; /* protected by reinit_lock */
 
 	char *instructions; /* set by the handshake; NULL when none */
+	json_t *caps;	    /* protected by lock: the server's capabilities; new or NULL */
+};
+
+/* A server request with the asker of the call it belongs to. */
+struct asking {
+	struct client *c;
+	struct pending *p; /* its asking count keeps it (and its hooks) alive */
+	json_t *req;	   /* new */
 };
 
 static const struct transport_ops *ops_for(enum server_transport tr)
@@ -114,6 +131,21 @@ static void unlink_pending(struct client *c, struct pending *p)
 			*pp = p->next;
 			return;
 		}
+}
+
+/* Called with c->lock held: take @p off the list, and end what its asker
+ * is still asking (nobody waits for the answers any more), waiting until
+ * none uses @p. The lock is dropped meanwhile. */
+static void pending_end_locked(struct client *c, struct pending *p)
+{
+	unlink_pending(c, p);
+	if (!p->ask_ready)
+		return;
+	pthread_mutex_unlock(&c->lock);
+	cancel_fire(&p->ask_end);
+	pthread_mutex_lock(&c->lock);
+	while (p->asking)
+		pthread_cond_wait(&p->cond, &c->lock);
 }
 
 /* @msg is stolen: handed to the waiting request whole, so that no two
@@ -178,9 +210,11 @@ static void on_notification(struct client *c, const json_t *msg)
 
 	if (!strcmp(method, "notifications/progress")) {
 		on_progress(c, params);
-	} else if (!strcmp(method, "notifications/tools/list_changed")) {
-		if (c->ev.on_tools_changed)
-			c->ev.on_tools_changed(c->ev.ctx);
+	} else if (!strcmp(method, "notifications/tools/list_changed") ||
+		   !strcmp(method, "notifications/resources/list_changed") ||
+		   !strcmp(method, "notifications/prompts/list_changed")) {
+		if (c->ev.on_list_changed)
+			c->ev.on_list_changed(c->ev.ctx);
 	} else if (!strcmp(method, "notifications/message")) {
 		text = json_dumps(json_object_get(params, "data"), JSON_COMPACT | JSON_ENCODE_ANY);
 		server_log_printf(c->log, "server log [%s]: %.900s",
@@ -320,19 +354,144 @@ static json_t *answer(struct client *c, json_t *req)
 		return jsonrpc_result_new(id, json_pack("{s:o}", "roots", roots));
 	}
 	if (!strcmp(method, "sampling/createMessage"))
-		return jsonrpc_error_new(id, JSONRPC_METHOD_NOT_FOUND,
-					 "mcpfs does not support sampling (no model attached)");
+		return jsonrpc_error_new(
+		    id, JSONRPC_METHOD_NOT_FOUND,
+		    "mcpfs does not support sampling here: no model is attached "
+		    "to this call (run the code from an MCP host that offers "
+		    "sampling, through `mcpfs serve`)");
 	if (!strcmp(method, "elicitation/create"))
 		return elicit(c, id, json_object_get(req, "params"));
 	return jsonrpc_error_new(id, JSONRPC_METHOD_NOT_FOUND, "method not found");
 }
 
+/* Whether an asker may answer @req: sampling, and elicitation in form mode
+ * (the one mcpfs declares). */
+static bool askable(const json_t *req)
+{
+	const char *method = json_string_value(json_object_get(req, "method"));
+	const char *mode =
+	    json_string_value(json_object_get(json_object_get(req, "params"), "mode"));
+
+	if (!strcmp(method, "sampling/createMessage"))
+		return true;
+	return !strcmp(method, "elicitation/create") && (!mode || !strcmp(mode, "form"));
+}
+
+/* The call a server request belongs to, with lock held: the one call in
+ * flight, or the first of several that share one asker. NULL when a call
+ * without an asker, or with another asker, could have asked: the request
+ * cannot be told apart, and mcpfs answers it itself rather than show one
+ * caller's question to another. Requests without hooks (lists, logging)
+ * ask nothing of anybody. */
+static struct pending *asker_of_locked(struct client *c)
+{
+	const struct client_asker *a;
+	struct pending *p, *found = NULL;
+
+	for (p = c->pending; p; p = p->next) {
+		if (!p->hooks || p->done)
+			continue;
+		a = p->hooks->asker;
+		if (!a || (found && (a->ask != found->hooks->asker->ask ||
+				     a->ctx != found->hooks->asker->ctx)))
+			return NULL;
+		found = found ? found : p;
+	}
+	return found;
+}
+
+static void send_answer(struct client *c, const json_t *req, json_t *resp)
+{
+	struct err e = {0};
+
+	if (resp && c->ops->send(c->t, resp, &e) < 0)
+		server_log_printf(c->log, "answering %s: %s",
+				  json_string_value(json_object_get(req, "method")), e.text);
+	json_decref(resp);
+}
+
+static void *ask_main(void *arg)
+{
+	struct asking *a = arg;
+	struct client *c = a->c;
+	const struct client_asker *asker = a->p->hooks->asker;
+	const char *method = json_string_value(json_object_get(a->req, "method"));
+	json_t *id = json_object_get(a->req, "id"), *result, *resp;
+	struct err e = {0};
+	int code = 0;
+
+	result = asker->ask(asker->ctx, method, json_object_get(a->req, "params"), &a->p->ask_end,
+			    &code, &e);
+	if (result)
+		resp = jsonrpc_result_new(id, result);
+	else if (code)
+		resp = jsonrpc_error_new(id, code, e.text[0] ? e.text : "failed");
+	else
+		resp = answer(c, a->req);
+	server_log_printf(c->log, "%s: %s", method,
+			  result ? "answered by the caller"
+			  : code ? "the caller failed it"
+				 : "the caller could not answer: answered by mcpfs");
+	send_answer(c, a->req, resp);
+	json_decref(a->req);
+	pthread_mutex_lock(&c->lock);
+	a->p->asking--;
+	c->nasking--;
+	pthread_cond_broadcast(&a->p->cond);
+	pthread_mutex_unlock(&c->lock);
+	free(a);
+	return NULL;
+}
+
+/* Hand @req (borrowed) to the asker of the call it belongs to, on a thread
+ * of its own: a person may take minutes, and the worker must go on
+ * answering pings. False when there is none (or no thread): the caller
+ * answers. */
+static bool ask_caller(struct client *c, json_t *req)
+{
+	struct asking *a = askable(req) ? calloc(1, sizeof(*a)) : NULL;
+	pthread_attr_t attr;
+	pthread_t th;
+	int rc;
+
+	if (!a)
+		return false;
+	pthread_mutex_lock(&c->lock);
+	a->p = c->nasking < CLIENT_MAX_ASKING ? asker_of_locked(c) : NULL;
+	if (a->p) {
+		if (!a->p->ask_ready)
+			cancel_init(&a->p->ask_end);
+		a->p->ask_ready = true;
+		a->p->asking++;
+		c->nasking++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!a->p) {
+		free(a);
+		return false;
+	}
+	a->c = c;
+	a->req = json_incref(req);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&th, &attr, ask_main, a);
+	pthread_attr_destroy(&attr);
+	if (!rc)
+		return true;
+	pthread_mutex_lock(&c->lock);
+	a->p->asking--;
+	c->nasking--;
+	pthread_cond_broadcast(&a->p->cond);
+	pthread_mutex_unlock(&c->lock);
+	json_decref(a->req);
+	free(a);
+	return false;
+}
+
 static void *worker_main(void *arg)
 {
 	struct client *c = arg;
-	struct err e = {0};
 	struct queued *q;
-	json_t *resp;
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
@@ -346,12 +505,8 @@ static void *worker_main(void *arg)
 			c->queue_tail = &c->queue;
 		c->nqueued--;
 		pthread_mutex_unlock(&c->lock);
-		resp = answer(c, q->msg);
-		if (resp && c->ops->send(c->t, resp, &e) < 0)
-			server_log_printf(c->log, "answering %s: %s",
-					  json_string_value(json_object_get(q->msg, "method")),
-					  e.text);
-		json_decref(resp);
+		if (!ask_caller(c, q->msg))
+			send_answer(c, q->msg, answer(c, q->msg));
 		json_decref(q->msg);
 		free(q);
 		pthread_mutex_lock(&c->lock);
@@ -530,7 +685,7 @@ static json_t *request(struct client *c, const char *method, json_t *params, con
 	timed_out = !p.done;
 	if (!p.response && !timed_out)
 		err_set(err, EXIT_UNREACHABLE, "%s (during %s)", c->why, what);
-	unlink_pending(c, &p);
+	pending_end_locked(c, &p);
 	pthread_mutex_unlock(&c->lock);
 	if (timed_out && cancelled) {
 		send_cancelled(c, p.id, "cancelled by the client");
@@ -574,7 +729,7 @@ out_unlink:
 	pthread_mutex_lock(&c->lock);
 	while (p.passing)
 		pthread_cond_wait(&p.cond, &c->lock);
-	unlink_pending(c, &p);
+	pending_end_locked(c, &p);
 	/* A write to a server that just died: say why it died. */
 	if (!c->alive)
 		err_set(err, EXIT_UNREACHABLE, "%s (during %s)", c->why, what);
@@ -584,6 +739,8 @@ out_msg:
 out_cond:
 	if (watching)
 		cancel_unwatch(cancel, &cw);
+	if (p.ask_ready)
+		cancel_destroy(&p.ask_end);
 	pthread_cond_destroy(&p.cond);
 	return result;
 }
@@ -631,9 +788,14 @@ static int handshake(struct client *c, struct err *err)
 	 * its command-line folders with the client's roots. */
 	if (caps && c->sc->nroots)
 		json_object_set_new(caps, "roots", json_pack("{s:b}", "listChanged", 0));
-	/* Forms are answered (elicit below); URLs need a person with a browser. */
-	if (caps)
+	/* Forms are answered (elicit below); URLs need a person with a browser.
+	 * Sampling is declared always, so that a server's catalog is the same
+	 * whoever calls: a call from an MCP host through `mcpfs serve` has the
+	 * host's model sample (client_asker), any other gets -32601. */
+	if (caps) {
 		json_object_set_new(caps, "elicitation", json_pack("{s:{}}", "form"));
+		json_object_set_new(caps, "sampling", json_object());
+	}
 	params = json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion", protocol_versions[0],
 			   "capabilities", caps, "clientInfo", "name", "mcpfs", "version",
 			   CLIENT_VERSION);
@@ -654,6 +816,10 @@ static int handshake(struct client *c, struct err *err)
 	c->instructions = json_is_string(json_object_get(result, "instructions"))
 			      ? strdup(json_string_value(json_object_get(result, "instructions")))
 			      : NULL;
+	pthread_mutex_lock(&c->lock);
+	json_decref(c->caps);
+	c->caps = json_incref(json_object_get(result, "capabilities"));
+	pthread_mutex_unlock(&c->lock);
 	note = jsonrpc_notification_new("notifications/initialized", NULL);
 	if (!note || send_msg(c, note, false, err) < 0) {
 		if (!note)
@@ -736,37 +902,49 @@ out_stop:
 	return -1;
 }
 
+/* What each list is called on the wire. */
+static const struct {
+	const char *method, *key, *noun;
+} lists[] = {
+    [CLIENT_LIST_TOOLS] = {"tools/list", "tools", "tools"},
+    [CLIENT_LIST_RESOURCES] = {"resources/list", "resources", "resources"},
+    [CLIENT_LIST_TEMPLATES] = {"resources/templates/list", "resourceTemplates",
+			       "resource templates"},
+    [CLIENT_LIST_PROMPTS] = {"prompts/list", "prompts", "prompts"},
+};
+
 /* The catalog's caps: a page is under the message cap, but pages add up. */
-static int over_caps(struct client *c, const json_t *tools, const json_t *page, size_t *bytes,
-		     struct err *err)
+static int over_caps(struct client *c, enum client_list what, const json_t *items,
+		     const json_t *page, size_t *bytes, struct err *err)
 {
-	size_t max_tools = c->sc->max_tools ? c->sc->max_tools : CONFIG_DEFAULT_MAX_TOOLS;
+	size_t max_items = c->sc->max_tools ? c->sc->max_tools : CONFIG_DEFAULT_MAX_TOOLS;
 	size_t max_bytes =
 	    c->sc->max_catalog_bytes ? c->sc->max_catalog_bytes : CONFIG_DEFAULT_MAX_CATALOG_BYTES;
 
 	*bytes += json_dumpb(page, NULL, 0, JSON_COMPACT);
-	if (json_array_size(tools) + json_array_size(page) > max_tools)
+	if (json_array_size(items) + json_array_size(page) > max_items)
 		return err_set(err, EXIT_FAILED,
-			       "server '%s': tools/list: more than %zu tools (raise \"max_tools\" "
-			       "in its config)",
-			       c->sc->name, max_tools);
+			       "server '%s': %s: more than %zu %s (raise \"max_tools\" in its "
+			       "config)",
+			       c->sc->name, lists[what].method, max_items, lists[what].noun);
 	if (*bytes > max_bytes)
 		return err_set(err, EXIT_FAILED,
-			       "server '%s': tools/list: more than %zu bytes of tools (raise "
+			       "server '%s': %s: more than %zu bytes of %s (raise "
 			       "\"max_catalog_bytes\" in its config)",
-			       c->sc->name, max_bytes);
+			       c->sc->name, lists[what].method, max_bytes, lists[what].noun);
 	return 0;
 }
 
-json_t *client_list_tools(struct client *c, struct err *err)
+json_t *client_list(struct client *c, enum client_list what, struct err *err)
 {
-	json_t *tools = json_array(), *params, *result, *page, *cursor;
+	json_t *items = json_array(), *params, *result, *page, *cursor;
 	double timeout = timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S);
+	const char *method = lists[what].method;
 	char *next = NULL;
 	size_t bytes = 0;
 	int n;
 
-	if (!tools) {
+	if (!items) {
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
 	}
@@ -774,17 +952,17 @@ json_t *client_list_tools(struct client *c, struct err *err)
 		params = next ? json_pack("{s:s}", "cursor", next) : json_object();
 		free(next);
 		next = NULL;
-		result = request(c, "tools/list", params, "tools/list", timeout, NULL, true, err);
+		result = request(c, method, params, method, timeout, NULL, true, err);
 		if (!result)
 			goto out_free;
-		page = json_object_get(result, "tools");
-		if (json_is_array(page) && over_caps(c, tools, page, &bytes, err) < 0) {
+		page = json_object_get(result, lists[what].key);
+		if (json_is_array(page) && over_caps(c, what, items, page, &bytes, err) < 0) {
 			json_decref(result);
 			goto out_free;
 		}
-		if (!json_is_array(page) || json_array_extend(tools, page) < 0) {
-			err_set(err, EXIT_FAILED, "server '%s': tools/list: no \"tools\" array",
-				c->sc->name);
+		if (!json_is_array(page) || json_array_extend(items, page) < 0) {
+			err_set(err, EXIT_FAILED, "server '%s': %s: no \"%s\" array", c->sc->name,
+				method, lists[what].key);
 			json_decref(result);
 			goto out_free;
 		}
@@ -793,14 +971,34 @@ json_t *client_list_tools(struct client *c, struct err *err)
 			next = strdup(json_string_value(cursor));
 		json_decref(result);
 		if (!next)
-			return tools;
+			return items;
 	}
-	err_set(err, EXIT_FAILED, "server '%s': tools/list: more than %d pages", c->sc->name,
+	err_set(err, EXIT_FAILED, "server '%s': %s: more than %d pages", c->sc->name, method,
 		CLIENT_MAX_PAGES);
 out_free:
 	free(next);
-	json_decref(tools);
+	json_decref(items);
 	return NULL;
+}
+
+const char *client_list_method(enum client_list what)
+{
+	return lists[what].method;
+}
+
+json_t *client_list_tools(struct client *c, struct err *err)
+{
+	return client_list(c, CLIENT_LIST_TOOLS, err);
+}
+
+bool client_offers(struct client *c, const char *capability)
+{
+	bool offers;
+
+	pthread_mutex_lock(&c->lock);
+	offers = json_is_object(json_object_get(c->caps, capability));
+	pthread_mutex_unlock(&c->lock);
+	return offers;
 }
 
 json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,
@@ -882,7 +1080,8 @@ json_t *client_call_tool_task(struct client *c, const char *tool, json_t *args, 
 	double timeout =
 	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S));
 	double deadline = now_s() + timeout, interval;
-	struct client_call_hooks waits = {.cancel = hooks ? hooks->cancel : NULL};
+	struct client_call_hooks waits = {.cancel = hooks ? hooks->cancel : NULL,
+					  .asker = hooks ? hooks->asker : NULL};
 	const char *status;
 	json_t *params, *created, *task, *result = NULL;
 	char what[300], id[256];
@@ -951,6 +1150,42 @@ out:
 	return result;
 }
 
+json_t *client_read_resource(struct client *c, const char *uri, double timeout_s,
+			     const struct client_call_hooks *hooks, struct err *err)
+{
+	json_t *params = json_pack("{s:s}", "uri", uri);
+	char what[600];
+
+	snprintf(what, sizeof(what), "resources/read '%.500s'", uri);
+	if (!params) {
+		err_set(err, EXIT_FAILED, "server '%s': %s: out of memory", c->sc->name, what);
+		return NULL;
+	}
+	return request(
+	    c, "resources/read", params, what,
+	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S)), hooks,
+	    true, err);
+}
+
+json_t *client_get_prompt(struct client *c, const char *name, json_t *args, double timeout_s,
+			  const struct client_call_hooks *hooks, struct err *err)
+{
+	char what[300];
+	json_t *params;
+
+	snprintf(what, sizeof(what), "prompts/get '%.200s'", name);
+	params = json_pack("{s:s}", "name", name);
+	if (!params || (args && json_object_set(params, "arguments", args))) {
+		json_decref(params);
+		err_set(err, EXIT_FAILED, "server '%s': %s: out of memory", c->sc->name, what);
+		return NULL;
+	}
+	return request(
+	    c, "prompts/get", params, what,
+	    timeout_or(timeout_s, timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S)), hooks,
+	    true, err);
+}
+
 bool client_alive(struct client *c)
 {
 	bool alive;
@@ -987,5 +1222,6 @@ void client_free(struct client *c)
 	server_config_free(c->sc);
 	free(c->log_path);
 	free(c->instructions);
+	json_decref(c->caps);
 	free(c);
 }

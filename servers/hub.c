@@ -146,7 +146,7 @@ static bool is_catalog_instance(const struct instance *inst)
 	return !inst->customer || !strcmp(inst->customer, HUB_DEFAULT_CUSTOMER);
 }
 
-static void ev_tools_changed(void *ctx)
+static void ev_list_changed(void *ctx)
 {
 	struct conn *cn = ctx;
 	struct hub *h = cn->inst->srv->hub;
@@ -301,7 +301,7 @@ static struct conn *start(struct instance *inst, const char *workspace, double d
 	}
 	cn->inst = inst;
 	ev.ctx = cn;
-	ev.on_tools_changed = ev_tools_changed;
+	ev.on_list_changed = ev_list_changed;
 	ev.on_closed = ev_closed;
 	cn->c = client_new(sc, inst->srv->log_path, &ev);
 	if (!cn->c) {
@@ -430,7 +430,8 @@ static void log_line(struct hub_server *srv, const char *fmt, ...)
 	server_log_close(l);
 }
 
-/* Each tool catalog_check skipped, once per catalog, in the server's log. */
+/* Each tool catalog_check skipped, and each list or item of one it left
+ * out, once per catalog, in the server's log. */
 static void log_skipped(struct hub_server *srv, const json_t *notes)
 {
 	const json_t *s;
@@ -439,6 +440,9 @@ static void log_skipped(struct hub_server *srv, const json_t *notes)
 	json_array_foreach(json_object_get(notes, "skipped"), i, s) log_line(
 	    srv, "skipped tool '%.200s': %s", json_string_value(json_object_get(s, "name")),
 	    json_string_value(json_object_get(s, "why")));
+	json_array_foreach(json_object_get(notes, "unlisted"), i, s)
+	    log_line(srv, "not listed: '%.200s': %s", json_string_value(json_object_get(s, "name")),
+		     json_string_value(json_object_get(s, "why")));
 }
 
 /* Install @tools and @notes (both stolen) as @srv's catalog; bump the
@@ -919,16 +923,76 @@ static bool needs_task(json_t *tools, const char *tool)
 	return support && !strcmp(support, "required");
 }
 
-/* tools/call on @srv, hooks aside. */
-static json_t *call_server(struct hub *h, struct hub_server *srv, const char *tool, json_t *args,
-			   const struct hub_call_opts *o, const struct client_call_hooks *hooks,
-			   struct err *err)
+/* The request of one call, made on a live connection: @target is the tool,
+ * the resource URI or the prompt name, @args what the hooks made of the
+ * arguments. */
+struct call_req {
+	const char *method; /* "tools/call", "resources/read", "prompts/get" */
+	const char *target;
+	json_t *args;
+	const struct client_call_hooks *hooks;
+	double timeout, deadline; /* seconds; monotonic */
+};
+
+/* tools/call, as a task when the tool requires one. */
+static json_t *call_tool(struct hub *h, struct hub_server *srv, struct conn *cn,
+			 const struct call_req *rq, struct err *err)
+{
+	json_t *result, *tools = known_tools(h, srv);
+	bool task = needs_task(tools, rq->target);
+
+	result =
+	    task ? client_call_tool_task(cn->c, rq->target, rq->args, rq->timeout, rq->hooks, err)
+		 : client_call_tool(cn->c, rq->target, rq->args, rq->timeout, rq->hooks, err);
+	/* Not listed yet (`mcpfs call` goes straight to the call): a shared
+	 * server's tool that failed is looked up once, and called again as a
+	 * task if it must be one. */
+	if (!tools && !task && srv->sc->scope == SCOPE_SHARED &&
+	    (!result || json_is_true(json_object_get(result, "isError")))) {
+		tools = catalog(h, srv, rq->deadline, NULL, NULL);
+		if (needs_task(tools, rq->target)) {
+			json_decref(result);
+			err_clear(err);
+			result = client_call_tool_task(cn->c, rq->target, rq->args, rq->timeout,
+						       rq->hooks, err);
+		}
+	}
+	json_decref(tools);
+	return result;
+}
+
+/* resources/read or prompts/get, on a server that declared them. */
+static json_t *call_other(struct conn *cn, const char *server, const struct call_req *rq,
+			  struct err *err)
+{
+	bool read = !strcmp(rq->method, "resources/read");
+	const char *uri;
+
+	if (!client_offers(cn->c, read ? "resources" : "prompts")) {
+		err_set(err, EXIT_USAGE, "server '%s' offers no %s (it did not declare them)",
+			server, read ? "resources" : "prompts");
+		return NULL;
+	}
+	if (!read)
+		return client_get_prompt(cn->c, rq->target, rq->args, rq->timeout, rq->hooks, err);
+	/* The hooks may have changed the URI (PII tokens restored). */
+	uri = json_string_value(json_object_get(rq->args, "uri"));
+	if (!uri) {
+		err_set(err, EXIT_USAGE, "server '%s': resources/read: no URI left", server);
+		return NULL;
+	}
+	return client_read_resource(cn->c, uri, rq->timeout, rq->hooks, err);
+}
+
+/* @rq on @srv, hooks aside: the server started as needed, within the
+ * call's time. */
+static json_t *call_server(struct hub *h, struct hub_server *srv, struct call_req *rq,
+			   const struct hub_call_opts *o, struct err *err)
 {
 	const char *customer = NULL;
-	double timeout, start_budget, now, deadline;
+	double timeout, start_budget, now;
 	struct conn *cn;
-	json_t *result, *tools;
-	bool task;
+	json_t *result;
 
 	if (srv->sc->scope == SCOPE_CUSTOMER) {
 		customer = o->customer ? o->customer : HUB_DEFAULT_CUSTOMER;
@@ -945,47 +1009,31 @@ static json_t *call_server(struct hub *h, struct hub_server *srv, const char *to
 	start_budget =
 	    srv->sc->connect_timeout_s > 0 ? srv->sc->connect_timeout_s : HUB_DEFAULT_CONNECT_S;
 	now = clock_now_s();
-	deadline = now + (timeout > start_budget ? timeout : start_budget);
-	if (o->deadline_s > 0 && o->deadline_s < deadline)
-		deadline = o->deadline_s;
-	if (deadline <= now) {
-		err_set(err, EXIT_UNREACHABLE, "server '%s': no time left for tools/call '%s'",
-			srv->sc->name, tool);
+	rq->deadline = now + (timeout > start_budget ? timeout : start_budget);
+	if (o->deadline_s > 0 && o->deadline_s < rq->deadline)
+		rq->deadline = o->deadline_s;
+	if (rq->deadline <= now) {
+		err_set(err, EXIT_UNREACHABLE, "server '%s': no time left for %s '%.300s'",
+			srv->sc->name, rq->method, rq->target);
 		return NULL;
 	}
-	if (hooks->cancel && cancel_fired(hooks->cancel)) {
-		err_set(err, EXIT_FAILED, "server '%s': tools/call '%s' cancelled", srv->sc->name,
-			tool);
+	if (rq->hooks->cancel && cancel_fired(rq->hooks->cancel)) {
+		err_set(err, EXIT_FAILED, "server '%s': %s '%.300s' cancelled", srv->sc->name,
+			rq->method, rq->target);
 		return NULL; /* not worth starting a server for */
 	}
 	cn = acquire(h, srv, customer, o->workspace,
-		     o->start_timeout_s > 0 && now + o->start_timeout_s < deadline
+		     o->start_timeout_s > 0 && now + o->start_timeout_s < rq->deadline
 			 ? now + o->start_timeout_s
-			 : deadline,
+			 : rq->deadline,
 		     err);
 	if (!cn)
 		return NULL;
 	if (o->deadline_s > 0 && o->deadline_s - clock_now_s() < timeout)
 		timeout = o->deadline_s - clock_now_s();
-	if (timeout < 0.001)
-		timeout = 0.001;
-	tools = known_tools(h, srv);
-	task = needs_task(tools, tool);
-	result = task ? client_call_tool_task(cn->c, tool, args, timeout, hooks, err)
-		      : client_call_tool(cn->c, tool, args, timeout, hooks, err);
-	/* Not listed yet (`mcpfs call` goes straight to the call): a shared
-	 * server's tool that failed is looked up once, and called again as a
-	 * task if it must be one. */
-	if (!tools && !task && srv->sc->scope == SCOPE_SHARED &&
-	    (!result || json_is_true(json_object_get(result, "isError")))) {
-		tools = catalog(h, srv, deadline, NULL, NULL);
-		if (needs_task(tools, tool)) {
-			json_decref(result);
-			err_clear(err);
-			result = client_call_tool_task(cn->c, tool, args, timeout, hooks, err);
-		}
-	}
-	json_decref(tools);
+	rq->timeout = timeout < 0.001 ? 0.001 : timeout;
+	result = !strcmp(rq->method, "tools/call") ? call_tool(h, srv, cn, rq, err)
+						   : call_other(cn, srv->sc->name, rq, err);
 	release(h, cn);
 	return result;
 }
@@ -1010,12 +1058,14 @@ static void hooked_result(void *ctx, json_t *result)
 		hc->outer->result(hc->outer->result_ctx, hc->result);
 }
 
-json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
-		 const struct hub_call_opts *o, struct err *err)
+/* @method of @target on @server through the call hooks; @args stolen. */
+static json_t *hooked(struct hub *h, const char *method, const char *server, const char *target,
+		      json_t *args, const struct hub_call_opts *o, struct err *err)
 {
 	static const struct hub_call_opts none;
 	struct hub_server *srv = find_server(h, server);
-	struct hooked_call hc = {.call = {server, tool, o ? o : &none, clock_now_ms()}};
+	struct hooked_call hc = {.call = {server, target, method, o ? o : &none, clock_now_ms()}};
+	struct call_req rq = {.method = method, .target = target};
 	struct client_call_hooks hooks;
 	struct err local = {0};
 	json_t *result;
@@ -1023,11 +1073,11 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 	if (!err)
 		err = &local;
 	if (!srv) {
+		json_decref(args);
 		err_set(err, EXIT_USAGE, "no server named '%s' in the config", server);
 		return NULL;
 	}
 	o = hc.call.opts;
-	args = args ? json_incref(args) : json_object();
 	if (!args) {
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
@@ -1036,8 +1086,10 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 		json_decref(args);
 		return hub_chain_end(&hc.chain, &hc.call, NULL, err);
 	}
+	rq.args = args;
 	if (hub_chain_empty(&hc.chain)) {
-		result = call_server(h, srv, tool, args, o, &o->hooks, err);
+		rq.hooks = &o->hooks;
+		result = call_server(h, srv, &rq, o, err);
 		json_decref(args);
 		return result;
 	}
@@ -1045,7 +1097,8 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 	hc.outer = &o->hooks;
 	hooks.result = hooked_result;
 	hooks.result_ctx = &hc;
-	result = call_server(h, srv, tool, args, o, &hooks, err);
+	rq.hooks = &hooks;
+	result = call_server(h, srv, &rq, o, err);
 	json_decref(args);
 	if (!hc.chain.ended)
 		return hub_chain_end(&hc.chain, &hc.call, result, err);
@@ -1054,4 +1107,24 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 	if (!hc.result)
 		*err = hc.err;
 	return hc.result;
+}
+
+json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
+		 const struct hub_call_opts *o, struct err *err)
+{
+	return hooked(h, "tools/call", server, tool, args ? json_incref(args) : json_object(), o,
+		      err);
+}
+
+json_t *hub_read_resource(struct hub *h, const char *server, const char *uri,
+			  const struct hub_call_opts *o, struct err *err)
+{
+	return hooked(h, "resources/read", server, uri, json_pack("{s:s}", "uri", uri), o, err);
+}
+
+json_t *hub_get_prompt(struct hub *h, const char *server, const char *name, json_t *args,
+		       const struct hub_call_opts *o, struct err *err)
+{
+	return hooked(h, "prompts/get", server, name, args ? json_incref(args) : json_object(), o,
+		      err);
 }

@@ -82,11 +82,26 @@ struct hub_call_opts {
 json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *args,
 		 const struct hub_call_opts *o, struct err *err);
 
+/* resources/read of @uri on @server, as hub_call makes a tools/call (the
+ * hooks see method "resources/read", the URI as tool, {"uri"} as
+ * arguments): the new ReadResourceResult, or NULL with @err, EXIT_USAGE
+ * when the server declared no resources. */
+json_t *hub_read_resource(struct hub *h, const char *server, const char *uri,
+			  const struct hub_call_opts *o, struct err *err);
+
+/* prompts/get of prompt @name with @args (borrowed, an object; NULL: {}),
+ * likewise (method "prompts/get"): the new GetPromptResult, or NULL with
+ * @err, EXIT_USAGE when the server declared no prompts. */
+json_t *hub_get_prompt(struct hub *h, const char *server, const char *name, json_t *args,
+		       const struct hub_call_opts *o, struct err *err);
+
 /* What a hook sees of one call. */
 struct hub_call {
-	const char *server, *tool;	  /* the configured server name, the MCP tool name */
+	const char *server, *tool;	  /* the configured server name, the MCP tool name (for
+					     resources/read the URI, for prompts/get the prompt) */
+	const char *method;		  /* "tools/call", "resources/read" or "prompts/get" */
 	const struct hub_call_opts *opts; /* never NULL: customer, session, origin */
-	double started_ms;		  /* clock_now_ms() when hub_call began */
+	double started_ms;		  /* clock_now_ms() when the call began */
 };
 
 /* Where a hook sits in the chain: lower is outer. */
@@ -96,12 +111,11 @@ enum {
 	HUB_ORDER_PII = 200,
 };
 
-/* A call hook. Every tools/call passes the chain, whoever makes it (`mcpfs
- * call`, the bridge, `serve`): befores in ascending order, then the server,
- * then the afters in descending order; a hook's after runs only if its
- * before ran, and then always, on success, failure or refusal.
- * before: may replace *args (a new reference; the hub releases the old one;
- * never NULL) or refuse the call: -1 with @err set, whose text the caller
+/* A call hook. Every tools/call, resources/read and prompts/get passes the
+ * chain, whoever makes it (`mcpfs call`, the bridge, `serve`): befores in ascending order, then the
+ * server, then the afters in descending order; a hook's after runs only if its before ran, and then
+ * always, on success, failure or refusal. before: may replace *args (a new reference; the hub
+ * releases the old one; never NULL) or refuse the call: -1 with @err set, whose text the caller
  * sees; the server is then never called. Else 0.
  * after: *result is owned and may be replaced, or released and set to NULL
  * with @err set to fail the call; it is NULL with @err already set when the

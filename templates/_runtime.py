@@ -4,8 +4,8 @@ Standard library only. The bridge is a unix socket whose path is in
 $MCPFS_BRIDGE (set inside `mcpfs exec`; on your own machine start
 `mcpfs bridge --socket PATH` and export MCPFS_BRIDGE=PATH). The protocol is
 newline-delimited JSON-RPC 2.0: an "auth" request with $MCPFS_BRIDGE_TOKEN
-first, then "tools/call", "tools/search", "checkpoint/set" and
-"checkpoint/get".
+first, then "tools/call", "tools/search", "resources/read", "prompts/get",
+"checkpoint/set" and "checkpoint/get".
 
 Each thread gets its own connection, and so does a forked child process
 (multiprocessing), so calls from several threads or processes run at the
@@ -13,6 +13,8 @@ same time and replies never need sorting out.
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 import socket
@@ -24,6 +26,8 @@ __all__ = [
     "McpToolError",
     "call_tool",
     "get_checkpoint",
+    "get_prompt",
+    "read_resource",
     "search_tools",
     "set_checkpoint",
 ]
@@ -186,11 +190,54 @@ def search_tools(query: str, detail: _t.Literal["name", "summary", "full"] = "su
     try other words. With regex=True, `query` is a regular expression
     matched against names, titles and descriptions.
     """
-    reply = _as_dict(_request("tools/search", {"query": query, "detail": detail,
-                                               "limit": limit, "regex": regex})) or {}
-    if not isinstance(reply.get("results"), list):
+    result = _as_dict(_request("tools/search", {"query": query, "detail": detail,
+                                                "limit": limit, "regex": regex}))
+    found: object = result.get("results") if result is not None else None
+    if not isinstance(found, list):
         raise McpBridgeError("tools/search: the reply has no results")
-    return _dicts(reply["results"])
+    return _dicts(_t.cast(object, found))
+
+
+def _contents(c: dict[str, _t.Any]) -> str | bytes:
+    if "blob" not in c:
+        return str(c.get("text", ""))
+    try:
+        return base64.b64decode(str(c["blob"]), validate=True)
+    except (binascii.Error, ValueError):
+        raise McpBridgeError(f"resources/read {c.get('uri')}: the blob is not base64") from None
+
+
+def read_resource(server: str, uri: str) -> str | bytes | list[str | bytes]:
+    """Read resource `uri` of `server` (its configured name).
+
+    The URIs are in servers/<server>/_resources.md; the URI of a
+    resource_link item in a tool's result works too. Returns the text of a
+    text resource as str and a blob as bytes; when the server sends several
+    contents (or none), a list of them. Raises McpBridgeError when the server
+    is not configured or offers no resources, the URI is not one, or the
+    server cannot read it.
+    """
+    reply = _as_dict(_request("resources/read", {"server": server, "uri": uri}))
+    if reply is None:
+        raise McpBridgeError(f"resources/read {server} {uri}: the reply is not a result object")
+    contents = [_contents(c) for c in _dicts(reply.get("contents"))]
+    return contents[0] if len(contents) == 1 else contents
+
+
+def get_prompt(server: str, name: str,
+               arguments: dict[str, str] | None = None) -> list[dict[str, _t.Any]]:
+    """Prompt `name` of `server` (its configured name) with its arguments filled in.
+
+    The prompts and their arguments are in servers/<server>/_prompts.md.
+    Returns the prompt's messages as MCP sends them: {"role": "user" or
+    "assistant", "content": {"type": "text", "text": ...} or another content
+    item}. Raises McpBridgeError as read_resource does.
+    """
+    reply = _as_dict(_request("prompts/get", {"server": server, "name": name,
+                                              "arguments": arguments or {}}))
+    if reply is None:
+        raise McpBridgeError(f"prompts/get {server}/{name}: the reply is not a result object")
+    return _dicts(reply.get("messages"))
 
 
 def set_checkpoint(step: int, last_task: str, context: dict[str, _t.Any] | None = None) -> None:

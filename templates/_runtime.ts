@@ -6,7 +6,7 @@
  * `mcpfs bridge --socket PATH` and export MCPFS_BRIDGE=PATH). The protocol
  * is newline-delimited JSON-RPC 2.0: an "auth" request with
  * $MCPFS_BRIDGE_TOKEN first, then "tools/call", "tools/search",
- * "checkpoint/set" and "checkpoint/get". One connection carries every call; replies are matched
+ * "resources/read", "prompts/get", "checkpoint/set" and "checkpoint/get". One connection carries every call; replies are matched
  * to their promises by id, so calls may run concurrently.
  *
  * It type-checks without @types/node: the little it uses of Node (a unix
@@ -260,6 +260,70 @@ export async function searchTools(
 	const found = typeof r === "object" && r !== null ? (r as Record<string, unknown>).results : null;
 	if (!Array.isArray(found)) throw new McpBridgeError("tools/search: the reply has no results");
 	return found.filter((x): x is ToolMatch => typeof x === "object" && x !== null);
+}
+
+/** The bytes of base64 @text, without Node's types for Buffer. */
+function fromBase64(text: string, uri: unknown): Uint8Array {
+	const g = globalThis as unknown as { atob?: (s: string) => string };
+	let raw: string;
+	try {
+		raw = g.atob ? g.atob(text) : "";
+	} catch {
+		throw new McpBridgeError(`resources/read ${String(uri)}: the blob is not base64`);
+	}
+	const out = new Uint8Array(raw.length);
+	for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+	return out;
+}
+
+/**
+ * Read resource `uri` of `server` (its configured name). The URIs are in
+ * servers/<server>/_resources.md; the URI of a resource_link item in a
+ * tool's result works too. Resolves to the text of a text resource, a
+ * Uint8Array for a blob, and an array of those when the server sends
+ * several contents (or none); rejects with McpBridgeError when the server
+ * is not configured or offers no resources, the URI is not one, or the
+ * server cannot read it.
+ */
+export async function readResource(
+	server: string,
+	uri: string,
+): Promise<string | Uint8Array | (string | Uint8Array)[]> {
+	const r = await request("resources/read", { server, uri });
+	if (typeof r !== "object" || r === null)
+		throw new McpBridgeError(`resources/read ${server} ${uri}: the reply is not a result object`);
+	const list = (r as Record<string, unknown>).contents;
+	const contents = (Array.isArray(list) ? (list as unknown[]) : [])
+		.filter((c): c is Record<string, unknown> => typeof c === "object" && c !== null)
+		.map((c) =>
+			typeof c.blob === "string" ? fromBase64(c.blob, c.uri) : String(c.text ?? ""),
+		);
+	return contents.length === 1 ? contents[0] : contents;
+}
+
+/** One message of a prompt: a role and one MCP content item. */
+export interface PromptMessage {
+	role: string;
+	content: McpContent;
+}
+
+/**
+ * Prompt `name` of `server` (its configured name) with its arguments
+ * filled in (servers/<server>/_prompts.md lists them). Resolves to the
+ * prompt's messages as MCP sends them; rejects as readResource does.
+ */
+export async function getPrompt(
+	server: string,
+	name: string,
+	args: Record<string, string> = {},
+): Promise<PromptMessage[]> {
+	const r = await request("prompts/get", { server, name, arguments: args });
+	if (typeof r !== "object" || r === null)
+		throw new McpBridgeError(`prompts/get ${server}/${name}: the reply is not a result object`);
+	const list = (r as Record<string, unknown>).messages;
+	return (Array.isArray(list) ? (list as unknown[]) : []).filter(
+		(m): m is PromptMessage => typeof m === "object" && m !== null,
+	);
 }
 
 /** Record where a session is, so a later run can resume from it. */

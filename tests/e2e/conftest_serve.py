@@ -115,17 +115,23 @@ class Stdio:
         self.p = subprocess.Popen(mcpfs.cmd("serve", "--stdio", *args), stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=self.log, text=True,
                                   env=mcpfs.env)
-        self.next_id, self.notes = 1, []
+        self.next_id, self.notes, self.buf = 1, [], b""
 
     def send_line(self, line):
         self.p.stdin.write(line + "\n")
         self.p.stdin.flush()
 
     def read(self, timeout=120):
-        ready, _, _ = select.select([self.p.stdout], [], [], timeout)
-        assert ready, "no message from serve --stdio"
-        line = self.p.stdout.readline()
-        assert line, f"serve --stdio ended:\n{self.stderr()}"
+        # Lines are split here, not by the pipe's file object: its buffer
+        # can hold a second line that select() then never reports.
+        fd = self.p.stdout.fileno()
+        while b"\n" not in self.buf:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            assert ready, "no message from serve --stdio"
+            chunk = os.read(fd, 1 << 16)
+            assert chunk, f"serve --stdio ended:\n{self.stderr()}"
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
 
     def request(self, method, params=None, timeout=120):

@@ -127,9 +127,10 @@ def test_broken_server_never_hides_the_others(mcpfs):
         "ghost": {"command": "/nonexistent/server-binary"},
     })
     out = {s["name"]: s for s in mcpfs.json("servers")}
-    # 14: server-everything adds trigger-elicitation-request for clients
-    # that declare elicitation, as mcpfs does.
-    assert out["everything"]["state"] == "ready" and out["everything"]["tools"] == 14
+    # 15: server-everything adds trigger-elicitation-request and
+    # trigger-sampling-request for clients that declare elicitation and
+    # sampling, as mcpfs does.
+    assert out["everything"]["state"] == "ready" and out["everything"]["tools"] == 15
     assert out["broken"]["state"] == "failed"
     assert "exited with status 4" in out["broken"]["error"]
     assert "cannot start: missing key" in out["broken"]["log_tail"]
@@ -167,7 +168,7 @@ def test_catalog_cache_and_logs_written(mcpfs):
     mcpfs.write_config({"everything": everything_stdio()})
     mcpfs.run("tools", check=0)
     cache = json.loads((mcpfs.root / "cache" / "catalogs" / "everything.json").read_text())
-    assert len(cache["tools"]) == 14 and cache["config_hash"]
+    assert len(cache["tools"]) == 15 and cache["config_hash"]
     log = (mcpfs.root / "logs" / "everything.log").read_text()
     assert "initialized: protocol 2025-11-25" in log
 

@@ -143,7 +143,8 @@ def test_roots_list_answers_configured_roots(mcpfs, tmp_path):
 def test_sampling_request_gets_a_clear_error(mcpfs):
     mcpfs.write_config({"f": faults()})
     p = mcpfs.run("call", "f", "sample", check=0)
-    assert "-32601" in p.stdout and "does not support sampling" in p.stdout
+    assert "-32601" in p.stdout and "does not support sampling here" in p.stdout
+    assert "no model is attached to this call" in p.stdout
 
 
 def test_server_everything_requests_answered(mcpfs):

@@ -5,33 +5,41 @@
 //   cancel     execute_code of `while True: pass`, aborted at its first progress;
 //              reports how long after the abort the run's task record appeared
 //   many N     N sessions at once, each running code that calls a tool
+//   host CODE [--no-sampling]  a host whose user fills forms and whose model
+//              samples: execute_code of CODE; reports the elicitation and
+//              sampling requests it answered and the run's result
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const argv = process.argv.slice(2);
 const scenario = argv.shift();
 let count = 1;
 if (scenario === "many") count = Number(argv.shift());
+let hostCode = null, sampling = true;
+if (scenario === "host") hostCode = argv.shift();
 let url = null, token = null, command = null;
 while (argv.length) {
   const a = argv.shift();
-  if (a === "--http") url = argv.shift();
+  if (a === "--no-sampling") sampling = false;
+  else if (a === "--http") url = argv.shift();
   else if (a === "--token") token = argv.shift();
   else if (a === "--stdio") { command = argv.splice(0); }
 }
 
-async function connect() {
-  const client = new Client({ name: "serve-test", version: "1.0.0" });
-  let transport;
+function transport() {
   if (url) {
     const headers = token ? { Authorization: `Bearer ${token}` } : {};
-    transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  } else {
-    transport = new StdioClientTransport({ command: command[0], args: command.slice(1),
-                                           env: process.env, stderr: "inherit" });
+    return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   }
-  await client.connect(transport);
+  return new StdioClientTransport({ command: command[0], args: command.slice(1),
+                                    env: process.env, stderr: "inherit" });
+}
+
+async function connect() {
+  const client = new Client({ name: "serve-test", version: "1.0.0" });
+  await client.connect(transport());
   return client;
 }
 
@@ -98,7 +106,35 @@ async function many(n) {
   return { results, ms: Date.now() - t0 };
 }
 
-const scenarios = { progress, cancel, many: () => many(count) };
+// What the host's user types into a form, by field.
+const ANSWERS = { name: "Ada Lovelace", check: true, colour: "teal" };
+
+async function host(code) {
+  const caps = { elicitation: { form: {} }, ...(sampling ? { sampling: {} } : {}) };
+  const client = new Client({ name: "serve-test-host", version: "1.0.0" }, { capabilities: caps });
+  const elicited = [], sampled = [];
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    elicited.push(req.params);
+    const props = req.params.requestedSchema?.properties || {};
+    const content = {};
+    for (const k of Object.keys(props)) if (k in ANSWERS) content[k] = ANSWERS[k];
+    return { action: "accept", content };
+  });
+  if (sampling)
+    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      sampled.push(req.params);
+      const said = req.params.messages.map((m) => m.content?.text ?? "").join(" ");
+      return { role: "assistant", model: "host-model", stopReason: "endTurn",
+               content: { type: "text", text: `sampled: ${said}` } };
+    });
+  await client.connect(transport());
+  const r = await client.callTool({ name: "execute_code", arguments: { code, timeout_s: 120 } },
+                                  undefined, { timeout: 300000 });
+  await client.close();
+  return { result: r.structuredContent, text: text(r), elicited, sampled };
+}
+
+const scenarios = { progress, cancel, many: () => many(count), host: () => host(hostCode) };
 try {
   const out = await scenarios[scenario]();
   process.stdout.write(JSON.stringify(out) + "\n");

@@ -1,6 +1,7 @@
 /* The bridge server over a stand-in hub: replies by id in any order, the
- * result cap, authentication, records. hub_call below replaces the real
- * one (servers/hub.o is then never linked in). */
+ * result cap, authentication, records, the budgets. hub_call,
+ * hub_read_resource and hub_get_prompt below replace the real ones
+ * (servers/hub.o is then never linked in). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -54,6 +55,30 @@ json_t *hub_call(struct hub *h, const char *server, const char *tool, json_t *ar
 	if (res && o && o->hooks.result)
 		o->hooks.result(o->hooks.result_ctx, res);
 	return res;
+}
+
+/* A read of "sleep://N" takes N ms, as hub_call's sleep_ms. */
+json_t *hub_read_resource(struct hub *h, const char *server, const char *uri,
+			  const struct hub_call_opts *o, struct err *err)
+{
+	json_t *args = json_pack("{s:i}", "sleep_ms", atoi(uri + strlen("sleep://")));
+	json_t *res = strncmp(uri, "sleep://", 8) ? NULL : hub_call(h, server, uri, args, o, err);
+
+	json_decref(args);
+	if (!res && !err->text[0])
+		err_set(err, EXIT_FAILED, "no resource %s", uri);
+	return res;
+}
+
+json_t *hub_get_prompt(struct hub *h, const char *server, const char *name, json_t *args,
+		       const struct hub_call_opts *o, struct err *err)
+{
+	(void)h;
+	(void)server;
+	(void)args;
+	(void)o;
+	err_set(err, EXIT_FAILED, "no prompt %s", name);
+	return NULL;
 }
 
 static char sock_path[] = "/tmp/test_jail_bridge_XXXXXX";
@@ -380,12 +405,16 @@ static void test_budgets(const char *path)
 	      "a reply over the budget is an error for its id");
 	json_decref(r);
 
-	/* 100 slow calls at once: never more than 32 in the hub, all answered. */
+	/* 100 slow calls and resource reads at once: never more than 32 in the
+	 * hub, all answered. */
 	max_in_flight = 0;
 	for (i = 0; i < 100; i++)
 		dprintf(fd,
-			"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
-			"{\"server\":\"s\",\"name\":\"t\",\"arguments\":{\"sleep_ms\":20}}}\n",
+			i % 2
+			    ? "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
+			      "{\"server\":\"s\",\"name\":\"t\",\"arguments\":{\"sleep_ms\":20}}}\n"
+			    : "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"resources/read\","
+			      "\"params\":{\"server\":\"s\",\"uri\":\"sleep://20\"}}\n",
 			100 + i);
 	for (i = 0; i < 100 && (r = read_reply(in)); i++) {
 		answered += json_object_get(r, "result") != NULL;
