@@ -185,6 +185,22 @@ def test_the_default_config_gives_everything_no_network(mcpfs):
                      "memory": "sandboxed, no network"}, notes
 
 
+def start_holding(mcpfs, customer: str, prog: Path, marker: str) -> subprocess.Popen:
+    """`mcpfs exec` of @prog, in the background, once it has made the file
+    @marker in its workspace (240 s at most)."""
+    p = subprocess.Popen(mcpfs.cmd("exec", "--customer", customer, "--timeout", "300", prog),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=mcpfs.env)
+    made = ws_of(mcpfs, customer) / marker
+    deadline = time.time() + 240
+    while not made.exists() and p.poll() is None and time.time() < deadline:
+        time.sleep(0.1)
+    if not made.exists():
+        (ws_of(mcpfs, customer) / "release").write_text("")
+        _, err = p.communicate(timeout=120)
+        pytest.fail(f"no {marker} from the program: {err}")
+    return p
+
+
 def _inotify_init():
     libc = ctypes.CDLL(None, use_errno=True)
     fd = libc.inotify_init1(0)
@@ -217,15 +233,9 @@ def test_inotify_of_the_jail_is_not_charged_to_root(mcpfs, tmp_path):
     default_like_config(mcpfs)
     prog = tmp_path / "hog.py"
     prog.write_text(INOTIFY_HOG)
-    p = subprocess.Popen(mcpfs.cmd("exec", "--customer", "hog", "--timeout", "300", prog),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=mcpfs.env)
-    taken = ws_of(mcpfs, "hog") / "taken"
+    p = start_holding(mcpfs, "hog", prog, "taken")
     try:
-        deadline = time.time() + 240
-        while not taken.exists() and p.poll() is None and time.time() < deadline:
-            time.sleep(0.1)
-        assert taken.exists(), p.stderr.read() if p.poll() is not None else "no file"
-        n = int(taken.read_text())
+        n = int((ws_of(mcpfs, "hog") / "taken").read_text())
         fd, err = _inotify_init()
     finally:
         (ws_of(mcpfs, "hog") / "release").write_text("")
@@ -276,14 +286,8 @@ def test_servers_run_as_their_own_uid_in_namespaces_they_own(mcpfs, tmp_path):
                     "import os, time\n"
                     "open('up', 'w').close()\n"
                     "while not os.path.exists('release'): time.sleep(0.05)\n")
-    p = subprocess.Popen(mcpfs.cmd("exec", "--customer", "own", "--timeout", "300", prog),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=mcpfs.env)
-    up = ws_of(mcpfs, "own") / "up"
+    p = start_holding(mcpfs, "own", prog, "up")
     try:
-        deadline = time.time() + 240
-        while not up.exists() and p.poll() is None and time.time() < deadline:
-            time.sleep(0.1)
-        assert up.exists(), p.stderr.read() if p.poll() is not None else "no file"
         procs = _procs_under(p.pid)
         servers = {name: [(pid, uid) for pid, uid, cmd in procs if path in cmd]
                    for name, path in (("everything", EVERYTHING), ("memory", MEMORY))}
