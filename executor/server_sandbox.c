@@ -76,7 +76,7 @@ struct plan {
 	const struct server_sandbox *sb;
 	const struct server_config *sc;
 	struct jail_bind binds[SB_MAX_BINDS];
-	char *owned[SB_MAX_BINDS];
+	char *owned[SB_MAX_BINDS], *owned_dst[SB_MAX_BINDS]; /* dst: when it is not src */
 	size_t nbinds;
 	const char *env[SB_MAX_ENV + 1];
 	char home_env[PATH_MAX + 8];
@@ -99,14 +99,15 @@ static bool under(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
 }
 
-static bool covered(const struct plan *p, const char *real, bool rw)
+/* Whether @dst, a path inside, is already there (read-write when @rw). */
+static bool covered(const struct plan *p, const char *dst, bool rw)
 {
 	size_t i;
 
-	if (!rw && under(real, "/usr"))
+	if (!rw && under(dst, "/usr"))
 		return true;
 	for (i = 0; i < p->nbinds; i++)
-		if (under(real, p->binds[i].src) && (p->binds[i].rw || !rw))
+		if (under(dst, p->binds[i].dst) && (p->binds[i].rw || !rw))
 			return true;
 	return false;
 }
@@ -125,12 +126,36 @@ static bool touches_data_root(const struct plan *p, const char *real)
 		 (sc->state_dir && under(real, sc->state_dir)) || under(real, p->home));
 }
 
-/* Bind @path (resolved) at its own path. @must: a path the config names,
+/* Bind host folder @real (resolved) at @dst inside. Returns 0 or -1. */
+static int bind_at(struct plan *p, const char *real, const char *dst, bool rw)
+{
+	char *src, *at;
+
+	if (covered(p, dst, rw))
+		return 0;
+	if (p->nbinds == SB_MAX_BINDS)
+		return err_set(p->err, EXIT_UNREACHABLE, "server '%s': sandbox: more than %d paths",
+			       p->sc->name, SB_MAX_BINDS);
+	src = strdup(real);
+	at = strcmp(real, dst) ? strdup(dst) : src;
+	if (!src || !at) {
+		free(src);
+		return err_set(p->err, EXIT_UNREACHABLE, "server '%s': out of memory", p->sc->name);
+	}
+	p->owned[p->nbinds] = src;
+	p->owned_dst[p->nbinds] = at != src ? at : NULL;
+	p->binds[p->nbinds++] = (struct jail_bind){src, at, rw};
+	return 0;
+}
+
+/* Bind @path (resolved) at its own path, and also where @path says when a
+ * symlink on the way made them differ (the server opens what it was told;
+ * Node resolves modules by the real path). @must: a path the config names,
  * which must exist and be allowed; else one of the server's arguments,
  * skipped quietly when it is not a path we may bind. Returns 0 or -1. */
 static int add_bind(struct plan *p, const char *path, bool rw, bool must)
 {
-	char real[PATH_MAX], *copy;
+	char real[PATH_MAX];
 
 	if (!realpath(path, real)) {
 		if (!must)
@@ -138,7 +163,7 @@ static int add_bind(struct plan *p, const char *path, bool rw, bool must)
 		return err_set(p->err, EXIT_UNREACHABLE, "server '%s': sandbox path %s: %s",
 			       p->sc->name, path, strerror(errno));
 	}
-	if (touches_data_root(p, real)) {
+	if (touches_data_root(p, real) || touches_data_root(p, path)) {
 		if (!must)
 			return 0;
 		return err_set(p->err, EXIT_UNREACHABLE,
@@ -146,16 +171,12 @@ static int add_bind(struct plan *p, const char *path, bool rw, bool must)
 			       "(only the customer's own workspace and state may be bound)",
 			       p->sc->name, path, p->sb->root);
 	}
-	if (covered(p, real, rw))
-		return 0;
-	if (p->nbinds == SB_MAX_BINDS)
-		return err_set(p->err, EXIT_UNREACHABLE, "server '%s': sandbox: more than %d paths",
-			       p->sc->name, SB_MAX_BINDS);
-	copy = strdup(real);
-	if (!copy)
-		return err_set(p->err, EXIT_UNREACHABLE, "server '%s': out of memory", p->sc->name);
-	p->owned[p->nbinds] = copy;
-	p->binds[p->nbinds++] = (struct jail_bind){copy, copy, rw};
+	if (bind_at(p, real, real, rw) < 0)
+		return -1;
+	/* as written, when it is a plain absolute path that differs */
+	if (strcmp(path, real) && path[0] == '/' && !strstr(path, "/./") && !strstr(path, "/../") &&
+	    !strstr(path, "//"))
+		return bind_at(p, real, path, rw);
 	return 0;
 }
 
@@ -192,21 +213,21 @@ static void package_root(char *dir)
  * prefix above it (its libraries sit beside). */
 static int add_arg(struct plan *p, const char *arg, bool exe)
 {
-	char dir[PATH_MAX], real[PATH_MAX];
+	char dir[PATH_MAX];
 	const char *nm;
 	struct stat st;
 	size_t n;
 
-	if (arg[0] != '/' || !realpath(arg, real) || stat(real, &st) < 0)
+	if (arg[0] != '/' || stat(arg, &st) < 0 || strlen(arg) >= sizeof(dir))
 		return 0;
-	nm = strstr(real, "/node_modules/");
+	nm = strstr(arg, "/node_modules/");
 	if (nm) {
-		snprintf(dir, sizeof(dir), "%.*s", (int)(nm - real) + 13, real);
+		snprintf(dir, sizeof(dir), "%.*s", (int)(nm - arg) + 13, arg);
 		return add_bind(p, dir, false, false);
 	}
 	if (S_ISDIR(st.st_mode))
-		return add_bind(p, real, false, false);
-	snprintf(dir, sizeof(dir), "%s", real);
+		return add_bind(p, arg, false, false);
+	snprintf(dir, sizeof(dir), "%s", arg);
 	*strrchr(dir, '/') = '\0';
 	n = strlen(dir);
 	if (!n)
@@ -216,7 +237,7 @@ static int add_arg(struct plan *p, const char *arg, bool exe)
 	else if (n > 4 && !strcmp(dir + n - 4, "/bin"))
 		dir[n - 4] = '\0';
 	/* a script that sits beside the data root: itself alone */
-	return add_bind(p, touches_data_root(p, dir) ? real : dir, false, false);
+	return add_bind(p, touches_data_root(p, dir) ? arg : dir, false, false);
 }
 
 /* The command as execvpe would find it, in the PATH the server gets. */
@@ -326,17 +347,19 @@ static int prepare_home(struct plan *p, uid_t uid)
 static int plan_binds(struct plan *p, const struct spawn_spec *s)
 {
 	const struct server_config *sc = p->sc;
-	size_t i, n;
+	char real[PATH_MAX];
+	size_t i;
 
 	/* The customer's folders first: the read-only binds below skip what
 	 * these already cover. */
 	if (sc->customer && sc->workspace_dir && add_bind(p, sc->workspace_dir, true, true) < 0)
 		return -1;
-	n = p->nbinds;
-	if (add_bind(p, p->home, true, true) < 0)
+	/* the home (made by prepare_home) where the server sees it */
+	if (!realpath(p->home, real))
+		return err_set(p->err, EXIT_UNREACHABLE, "server '%s': sandbox home %s: %s",
+			       sc->name, p->home, strerror(errno));
+	if (bind_at(p, real, p->home_inside, true) < 0)
 		return -1;
-	if (p->nbinds > n)
-		p->binds[n].dst = p->home_inside;
 	for (i = 0; i < sc->sandbox.nrw; i++)
 		if (add_bind(p, sc->sandbox.rw[i], true, true) < 0)
 			return -1;
@@ -373,8 +396,10 @@ static void plan_free(struct plan *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nbinds; i++)
+	for (i = 0; i < p->nbinds; i++) {
 		free(p->owned[i]);
+		free(p->owned_dst[i]);
+	}
 	free(p->argv);
 }
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EVERYTHING, SERVERS_NM, TEST_SERVERS, everything_stdio
+from conftest import EVERYTHING, SERVERS_NM, TEST_SERVERS, everything_stdio, server_dir
 from conftest_executor import run_code
 from conftest_http import http_server  # noqa: F401 (fixture)
 from conftest_mount import mounted, wait_until  # noqa: F401 (fixture)
@@ -30,8 +30,10 @@ def everything(request, http_server):  # noqa: F811 (fixture)
 
 
 def offers(state: Path) -> dict:
-    state.mkdir(exist_ok=True)
-    return {"command": "node", "args": [OFFERS, str(state)]}
+    """sdk_offers.mjs, which reads and writes files in @state: its sandbox
+    may write there."""
+    server_dir(state.parent, state.name)
+    return {"command": "node", "args": [OFFERS, str(state)], "sandbox": {"rw": [str(state)]}}
 
 
 def write_json(path: Path, value):

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from conftest import EVERYTHING, TEST_SERVERS, everything_stdio
+from conftest import EVERYTHING, TEST_SERVERS, everything_stdio, server_dir
 from conftest_executor import run_code
 from conftest_http import http_server  # noqa: F401 (fixture)
 from conftest_serve import Serve, sdk
@@ -77,7 +77,8 @@ except McpBridgeError as e:
 def test_host_without_sampling_and_no_host(mcpfs, tmp_path):
     state = tmp_path / "offers"
     state.mkdir()
-    mcpfs.write_config({"offers": {"command": "node", "args": [OFFERS, str(state)]}})
+    mcpfs.write_config({"offers": {"command": "node", "args": [OFFERS, str(server_dir(state.parent, state.name))],
+                                  "sandbox": {"rw": [str(state)]}}})
     out = sdk(mcpfs, "host", OFFERS_CODE, "--no-sampling", *target(mcpfs, "stdio", None))
     lines = out["result"]["stdout"].splitlines()
     assert json.loads(lines[0].replace("'", '"')) == \
@@ -105,7 +106,8 @@ def test_calls_of_two_hosts_are_not_mixed(mcpfs, tmp_path):
     answers both itself."""
     state = tmp_path / "offers"
     state.mkdir()
-    mcpfs.write_config({"offers": {"command": "node", "args": [OFFERS, str(state)]}})
+    mcpfs.write_config({"offers": {"command": "node", "args": [OFFERS, str(server_dir(state.parent, state.name))],
+                                  "sandbox": {"rw": [str(state)]}}})
     s = Serve(mcpfs)
     outs = [None, None]
 

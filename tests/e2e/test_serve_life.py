@@ -6,7 +6,7 @@ import signal
 import subprocess
 import time
 
-from conftest import everything_stdio, mounts_under
+from conftest import everything_stdio, mounts_under, server_dir
 from conftest_executor import host_unchanged  # noqa: F401 (a fixture)
 from conftest_serve import Serve, Stdio, serve_config, wait_for
 
@@ -23,9 +23,12 @@ def test_stdio_holds_the_mount(mcpfs, host_unchanged):
         assert "everything" in [p.name for p in (mnt / "servers").iterdir()]
         out = mcpfs.tmp / "tree"
         mcpfs.run("generate", "--out", out, check=0)
+        # the mount follows the catalog as it comes (resources and prompts
+        # are listed after the tools): the same bytes once it has all of it
         for name in ("get_sum.py", "get_sum.ts", "README.md"):
-            assert (mnt / "servers" / "everything" / name).read_bytes() == \
-                (out / "servers" / "everything" / name).read_bytes(), name
+            want = (out / "servers" / "everything" / name).read_bytes()
+            path = mnt / "servers" / "everything" / name
+            wait_for(lambda: path.read_bytes() == want, timeout=60, what=f"the mount's {name}")
         assert list((mcpfs.root / "run").glob("mount-*.json"))
         c.p.send_signal(signal.SIGTERM)
         assert c.p.wait(timeout=60) == 0, c.stderr()
@@ -70,9 +73,10 @@ def test_call_timeout_bounds_the_start_through_the_daemon(mcpfs, host_unchanged)
     take: when it starts the server, and when another client's start is
     under way. A client killed meanwhile does not take the daemon along
     (SIGPIPE)."""
-    heard = {n: mcpfs.tmp / f"{n}.jsonl" for n in ("silent", "later")}
+    heard = {n: server_dir(mcpfs.tmp) / f"{n}.jsonl" for n in ("silent", "later")}
     mcpfs.write_config({"everything": everything_stdio(),
-                        **{n: {"command": "sh", "args": ["-c", f"cat > {p}"]}
+                        **{n: {"command": "sh", "args": ["-c", f"cat > {p}"],
+                               "sandbox": {"rw": [str(p.parent)]}}
                            for n, p in heard.items()}})
     s = Serve(mcpfs)
     other = None
