@@ -25,6 +25,7 @@
 
 struct ticker_msg {
 	struct mcp_conn *conn; /* a reference */
+	struct mcp_call *call; /* alive until mcp_call_progress_sent: run_end waits */
 	json_t *msg, *id;      /* new */
 };
 
@@ -263,6 +264,8 @@ static void progress_due(struct mcp_conn *c, double now, struct ticker_msg **out
 						   (json_int_t)call->seq, "message", text);
 			(*out)[*n].id = json_deep_copy(call->id);
 			(*out)[*n].conn = c;
+			(*out)[*n].call = call;
+			call->progress_sending++;
 			c->refs++;
 			(*n)++;
 		} while (call->tool_calls_sent < calls);
@@ -293,6 +296,7 @@ static void *ticker(void *arg)
 		pthread_mutex_unlock(&e->lock);
 		for (i = 0; i < n; i++) {
 			mcp_send(due[i].conn, due[i].msg, due[i].id);
+			mcp_call_progress_sent(due[i].call);
 			json_decref(due[i].msg);
 			json_decref(due[i].id);
 			mcp_conn_unref(due[i].conn);

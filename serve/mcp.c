@@ -250,6 +250,10 @@ void mcp_call_run_end(struct mcp_call *call)
 	json_t *msg;
 
 	pthread_mutex_lock(&c->lock);
+	/* What the ticker took goes out before the rest and the result: a
+	 * progress notification after the result reaches no client. */
+	while (call->progress_sending)
+		pthread_cond_wait(&c->idle, &c->lock);
 	call->run = NULL;
 	progress = call->progress && !call->cancelled;
 	call->progress = false;
@@ -269,6 +273,16 @@ void mcp_call_run_end(struct mcp_call *call)
 		mcp_send(c, msg, call->id);
 		json_decref(msg);
 	}
+}
+
+void mcp_call_progress_sent(struct mcp_call *call)
+{
+	struct mcp_conn *c = call->conn;
+
+	pthread_mutex_lock(&c->lock);
+	call->progress_sending--;
+	pthread_cond_broadcast(&c->idle);
+	pthread_mutex_unlock(&c->lock);
 }
 
 void mcp_conn_close(struct mcp_conn *c)

@@ -27,12 +27,13 @@ struct mcp_call {
 	struct run *run; /* protected by conn->lock: the run going, or NULL */
 	bool cancelled;	 /* protected by conn->lock */
 	/* Progress, read by the engine's ticker under conn->lock. */
-	bool progress;		  /* a run is going and the client asked for progress */
-	atomic_uint tool_calls;	  /* calls the run made so far (the call hook) */
-	unsigned tool_calls_sent; /* as of the last progress sent */
-	unsigned seq;		  /* progress notifications sent */
-	double started_s, sent_s; /* clock_now_s() of the run's start, of the last progress */
-	struct mcp_call *next;	  /* protected by conn->lock */
+	bool progress;		   /* a run is going and the client asked for progress */
+	atomic_uint tool_calls;	   /* calls the run made so far (the call hook) */
+	unsigned tool_calls_sent;  /* as of the last progress sent */
+	unsigned seq;		   /* progress notifications sent */
+	unsigned progress_sending; /* taken by the ticker, not yet sent: the result waits */
+	double started_s, sent_s;  /* clock_now_s() of the run's start, of the last progress */
+	struct mcp_call *next;	   /* protected by conn->lock */
 };
 
 struct mcp_conn {
@@ -70,6 +71,8 @@ struct run;
 bool mcp_call_run_begin(struct mcp_call *call, struct run *run);
 /* The run is over (its result taken): it no longer belongs to the call. */
 void mcp_call_run_end(struct mcp_call *call);
+/* The ticker sent one of @call's progress notifications it had taken. */
+void mcp_call_progress_sent(struct mcp_call *call);
 /* The client cancelled the call. */
 bool mcp_call_cancelled(struct mcp_call *call);
 /* Wait until the work of @call's connection's answered calls is done
