@@ -269,11 +269,11 @@ def _procs_under(root_pid: int) -> list:
         except (OSError, StopIteration, ValueError):
             continue
         kids.setdefault(ppid, []).append((int(d.name), uid, cmd))
-    out, todo = [], [root_pid]
-    while todo:
-        for k in kids.get(todo.pop(), []):
+    out, pending = [], [root_pid]
+    while pending:
+        for k in kids.get(pending.pop(), []):
             out.append(k)
-            todo.append(k[0])
+            pending.append(k[0])
     return out
 
 
