@@ -47,7 +47,8 @@ struct pending {
 };
 
 struct queued {
-	json_t *msg; /* new: a server request */
+	json_t *msg;	   /* new: a server request */
+	struct pending *p; /* the call it belongs to, reserved (asking) at arrival; NULL: none */
 	struct queued *next;
 };
 
@@ -224,6 +225,68 @@ static void on_notification(struct client *c, const json_t *msg)
 	}
 }
 
+/* Whether an asker may answer @req: sampling, and elicitation in form mode
+ * (the one mcpfs declares). */
+static bool askable(const json_t *req)
+{
+	const char *method = json_string_value(json_object_get(req, "method"));
+	const char *mode =
+	    json_string_value(json_object_get(json_object_get(req, "params"), "mode"));
+
+	if (!strcmp(method, "sampling/createMessage"))
+		return true;
+	return !strcmp(method, "elicitation/create") && (!mode || !strcmp(mode, "form"));
+}
+
+/* The call a server request belongs to, with lock held: the one call in
+ * flight, or the first of several that share one asker. NULL when a call
+ * without an asker, or with another asker, could have asked: the request
+ * cannot be told apart, and mcpfs answers it itself rather than show one
+ * caller's question to another. Requests without hooks (lists, logging)
+ * ask nothing of anybody. */
+static struct pending *asker_of_locked(struct client *c)
+{
+	const struct client_asker *a;
+	struct pending *p, *found = NULL;
+
+	for (p = c->pending; p; p = p->next) {
+		if (!p->hooks || p->done)
+			continue;
+		a = p->hooks->asker;
+		if (!a || (found && (a->ask != found->hooks->asker->ask ||
+				     a->ctx != found->hooks->asker->ctx)))
+			return NULL;
+		found = found ? found : p;
+	}
+	return found;
+}
+
+/* Called with c->lock held, as @req arrives: the call it belongs to, with
+ * its asking count raised (which keeps it and its hooks alive), or NULL.
+ * Chosen now, not when the worker takes it: by then a call that was in
+ * flight beside it may have ended, and the request would look like the
+ * other call's. */
+static struct pending *reserve_asker_locked(struct client *c, const json_t *req)
+{
+	struct pending *p;
+
+	if (!askable(req) || c->nasking >= CLIENT_MAX_ASKING || !(p = asker_of_locked(c)))
+		return NULL;
+	if (!p->ask_ready)
+		cancel_init(&p->ask_end);
+	p->ask_ready = true;
+	p->asking++;
+	c->nasking++;
+	return p;
+}
+
+static void release_asker_locked(struct client *c, struct pending *p)
+{
+	p->asking--;
+	c->nasking--;
+	pthread_cond_broadcast(&p->cond);
+}
+
 static void enqueue_request(struct client *c, json_t *msg)
 {
 	struct queued *q = NULL;
@@ -233,6 +296,7 @@ static void enqueue_request(struct client *c, json_t *msg)
 		q = calloc(1, sizeof(*q));
 	if (q) {
 		q->msg = msg;
+		q->p = reserve_asker_locked(c, msg);
 		*c->queue_tail = q;
 		c->queue_tail = &q->next;
 		c->nqueued++;
@@ -364,42 +428,6 @@ static json_t *answer(struct client *c, json_t *req)
 	return jsonrpc_error_new(id, JSONRPC_METHOD_NOT_FOUND, "method not found");
 }
 
-/* Whether an asker may answer @req: sampling, and elicitation in form mode
- * (the one mcpfs declares). */
-static bool askable(const json_t *req)
-{
-	const char *method = json_string_value(json_object_get(req, "method"));
-	const char *mode =
-	    json_string_value(json_object_get(json_object_get(req, "params"), "mode"));
-
-	if (!strcmp(method, "sampling/createMessage"))
-		return true;
-	return !strcmp(method, "elicitation/create") && (!mode || !strcmp(mode, "form"));
-}
-
-/* The call a server request belongs to, with lock held: the one call in
- * flight, or the first of several that share one asker. NULL when a call
- * without an asker, or with another asker, could have asked: the request
- * cannot be told apart, and mcpfs answers it itself rather than show one
- * caller's question to another. Requests without hooks (lists, logging)
- * ask nothing of anybody. */
-static struct pending *asker_of_locked(struct client *c)
-{
-	const struct client_asker *a;
-	struct pending *p, *found = NULL;
-
-	for (p = c->pending; p; p = p->next) {
-		if (!p->hooks || p->done)
-			continue;
-		a = p->hooks->asker;
-		if (!a || (found && (a->ask != found->hooks->asker->ask ||
-				     a->ctx != found->hooks->asker->ctx)))
-			return NULL;
-		found = found ? found : p;
-	}
-	return found;
-}
-
 static void send_answer(struct client *c, const json_t *req, json_t *resp)
 {
 	struct err e = {0};
@@ -435,55 +463,38 @@ static void *ask_main(void *arg)
 	send_answer(c, a->req, resp);
 	json_decref(a->req);
 	pthread_mutex_lock(&c->lock);
-	a->p->asking--;
-	c->nasking--;
-	pthread_cond_broadcast(&a->p->cond);
+	release_asker_locked(c, a->p);
 	pthread_mutex_unlock(&c->lock);
 	free(a);
 	return NULL;
 }
 
-/* Hand @req (borrowed) to the asker of the call it belongs to, on a thread
- * of its own: a person may take minutes, and the worker must go on
- * answering pings. False when there is none (or no thread): the caller
- * answers. */
-static bool ask_caller(struct client *c, json_t *req)
+/* Hand @req (borrowed) to @p's asker (reserved for it), on a thread of its
+ * own: a person may take minutes, and the worker must go on answering pings.
+ * False when there is none (or no thread): the caller answers. */
+static bool ask_caller(struct client *c, struct pending *p, json_t *req)
 {
-	struct asking *a = askable(req) ? calloc(1, sizeof(*a)) : NULL;
+	struct asking *a = p ? calloc(1, sizeof(*a)) : NULL;
 	pthread_attr_t attr;
 	pthread_t th;
-	int rc;
+	int rc = -1;
 
-	if (!a)
-		return false;
-	pthread_mutex_lock(&c->lock);
-	a->p = c->nasking < CLIENT_MAX_ASKING ? asker_of_locked(c) : NULL;
-	if (a->p) {
-		if (!a->p->ask_ready)
-			cancel_init(&a->p->ask_end);
-		a->p->ask_ready = true;
-		a->p->asking++;
-		c->nasking++;
+	if (a) {
+		*a = (struct asking){c, p, json_incref(req)};
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		rc = pthread_create(&th, &attr, ask_main, a);
+		pthread_attr_destroy(&attr);
 	}
-	pthread_mutex_unlock(&c->lock);
-	if (!a->p) {
-		free(a);
-		return false;
-	}
-	a->c = c;
-	a->req = json_incref(req);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	rc = pthread_create(&th, &attr, ask_main, a);
-	pthread_attr_destroy(&attr);
 	if (!rc)
 		return true;
-	pthread_mutex_lock(&c->lock);
-	a->p->asking--;
-	c->nasking--;
-	pthread_cond_broadcast(&a->p->cond);
-	pthread_mutex_unlock(&c->lock);
-	json_decref(a->req);
+	if (p) {
+		pthread_mutex_lock(&c->lock);
+		release_asker_locked(c, p);
+		pthread_mutex_unlock(&c->lock);
+	}
+	if (a)
+		json_decref(a->req);
 	free(a);
 	return false;
 }
@@ -505,7 +516,7 @@ static void *worker_main(void *arg)
 			c->queue_tail = &c->queue;
 		c->nqueued--;
 		pthread_mutex_unlock(&c->lock);
-		if (!ask_caller(c, q->msg))
+		if (!ask_caller(c, q->p, q->msg))
 			send_answer(c, q->msg, answer(c, q->msg));
 		json_decref(q->msg);
 		free(q);
@@ -857,13 +868,17 @@ static void stop_transport(struct client *c)
 	if (c->t)
 		c->ops->close(c->t);
 	c->t = NULL;
+	pthread_mutex_lock(&c->lock);
 	while ((q = c->queue)) {
 		c->queue = q->next;
+		if (q->p)
+			release_asker_locked(c, q->p);
 		json_decref(q->msg);
 		free(q);
 	}
 	c->queue_tail = &c->queue;
 	c->nqueued = 0;
+	pthread_mutex_unlock(&c->lock);
 }
 
 int client_connect(struct client *c, struct err *err)
