@@ -1,10 +1,9 @@
 #include "mhd_lib.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
+
+#include "../common/dlib.h"
 
 /* Written once under load_once, read-only afterwards. */
 static struct mhd_lib table;
@@ -13,10 +12,7 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 const struct mhd_lib *const mhd_lib = &table;
 
-static const struct {
-	const char *symbol;
-	size_t offset;
-} symbols[] = {
+static const struct dlib_symbol symbols[] = {
 #define SYM(field)                                                                                 \
 	{                                                                                          \
 		"MHD_" #field, offsetof(struct mhd_lib, field)                                     \
@@ -37,27 +33,10 @@ static const struct {
 static void load(void)
 {
 	struct mhd_lib t;
-	void *lib, *fn;
-	size_t i;
 
-	/* Never unloaded: the daemon's threads may run until the process exits. */
-	lib = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(load_error, sizeof(load_error),
-			 "dlopen libmicrohttpd.so.12: %s (apt-get "
-			 "install libmicrohttpd12)",
-			 dlerror());
+	if (dlib_load("libmicrohttpd.so.12", "apt-get install libmicrohttpd12", symbols,
+		      sizeof(symbols) / sizeof(symbols[0]), &t, load_error, sizeof(load_error)) < 0)
 		return;
-	}
-	for (i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
-		fn = dlsym(lib, symbols[i].symbol);
-		if (!fn) {
-			snprintf(load_error, sizeof(load_error),
-				 "libmicrohttpd.so.12 has no %s: %s", symbols[i].symbol, dlerror());
-			return;
-		}
-		memcpy((char *)&t + symbols[i].offset, &fn, sizeof(fn));
-	}
 	table = t;
 }
 

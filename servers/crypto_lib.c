@@ -1,20 +1,16 @@
 #include "crypto_lib.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
+
+#include "../common/dlib.h"
 
 /* Written once under load_once, read-only afterwards. */
 static struct crypto_lib table;
 static char load_error[ERR_TEXT_MAX];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-static const struct {
-	const char *symbol;
-	size_t offset;
-} symbols[] = {
+static const struct dlib_symbol symbols[] = {
 #define SYM(field)                                                                                 \
 	{                                                                                          \
 #field, offsetof(struct crypto_lib, field)                                         \
@@ -46,24 +42,10 @@ static const struct {
 static void load(void)
 {
 	struct crypto_lib t;
-	void *lib, *fn;
-	size_t i;
 
-	/* Never unloaded: OpenSSL registers exit handlers of its own. */
-	lib = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(load_error, sizeof(load_error), "dlopen libcrypto.so.3: %s", dlerror());
+	if (dlib_load("libcrypto.so.3", NULL, symbols, sizeof(symbols) / sizeof(symbols[0]), &t,
+		      load_error, sizeof(load_error)) < 0)
 		return;
-	}
-	for (i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
-		fn = dlsym(lib, symbols[i].symbol);
-		if (!fn) {
-			snprintf(load_error, sizeof(load_error), "libcrypto.so.3 has no %s",
-				 symbols[i].symbol);
-			return;
-		}
-		memcpy((char *)&t + symbols[i].offset, &fn, sizeof(fn));
-	}
 	table = t;
 }
 

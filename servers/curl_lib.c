@@ -1,10 +1,10 @@
 #include "curl_lib.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <string.h>
+
+#include "../common/dlib.h"
 
 /* Written once under load_once, read-only afterwards. */
 static struct curl_lib table;
@@ -13,10 +13,7 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 const struct curl_lib *const curl_lib = &table;
 
-static const struct {
-	const char *symbol;
-	size_t offset;
-} symbols[] = {
+static const struct dlib_symbol symbols[] = {
 #define SYM(field)                                                                                 \
 	{                                                                                          \
 		"curl_" #field, offsetof(struct curl_lib, field)                                   \
@@ -50,24 +47,10 @@ static void load(void)
 {
 	struct curl_lib t;
 	CURLcode rc;
-	void *lib, *fn;
-	size_t i;
 
-	/* Never unloaded: transports may run until the process exits. */
-	lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(load_error, sizeof(load_error), "dlopen libcurl.so.4: %s", dlerror());
+	if (dlib_load("libcurl.so.4", NULL, symbols, sizeof(symbols) / sizeof(symbols[0]), &t,
+		      load_error, sizeof(load_error)) < 0)
 		return;
-	}
-	for (i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
-		fn = dlsym(lib, symbols[i].symbol);
-		if (!fn) {
-			snprintf(load_error, sizeof(load_error), "libcurl.so.4 has no %s: %s",
-				 symbols[i].symbol, dlerror());
-			return;
-		}
-		memcpy((char *)&t + symbols[i].offset, &fn, sizeof(fn));
-	}
 	rc = t.global_init(CURL_GLOBAL_DEFAULT);
 	if (rc != CURLE_OK) {
 		snprintf(load_error, sizeof(load_error), "curl_global_init: %s",
