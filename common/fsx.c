@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -69,12 +71,11 @@ int fsx_read(const char *path, size_t max, char **out, size_t *len)
 	return rc;
 }
 
-int fsx_write_all(int fd, const void *p, size_t n)
+/* write(2), or send(2) with MSG_NOSIGNAL when @sock, until all @n bytes are out. */
+static int put_all(int fd, const char *c, size_t n, bool sock)
 {
-	const char *c = p;
-
 	while (n) {
-		ssize_t w = write(fd, c, n);
+		ssize_t w = sock ? send(fd, c, n, MSG_NOSIGNAL) : write(fd, c, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -84,6 +85,16 @@ int fsx_write_all(int fd, const void *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+int fsx_write_all(int fd, const void *p, size_t n)
+{
+	return put_all(fd, p, n, false);
+}
+
+int fsx_send_all(int fd, const void *p, size_t n)
+{
+	return put_all(fd, p, n, true);
 }
 
 /* Open @path's folder (symlinks followed: the path is ours) and copy its last

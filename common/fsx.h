@@ -30,6 +30,10 @@ int fsx_read_fd(int fd, size_t max, char **out, size_t *len);
 /* write(2) all @n bytes, retrying on EINTR and short writes. */
 int fsx_write_all(int fd, const void *p, size_t n);
 
+/* The same on a socket with MSG_NOSIGNAL: a peer that went away is -EPIPE,
+ * never a SIGPIPE that takes a daemon down. */
+int fsx_send_all(int fd, const void *p, size_t n);
+
 /* Write @len bytes to @path atomically: fsx_write_atomic_at in @path's
  * folder. */
 int fsx_write_atomic(const char *path, const void *data, size_t len, mode_t mode);

@@ -33,6 +33,7 @@
 
 #include "../common/cancel.h"
 #include "../common/clock.h"
+#include "../common/fsx.h"
 #include "bridge_i.h"
 
 #define BRIDGE_READ_CHUNK 65536
@@ -102,8 +103,7 @@ void bridge_uncharge(struct bridge *b, size_t n)
 static int conn_send(struct conn *c, json_t *msg)
 {
 	char *s = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
-	size_t len, off = 0, charged = 0;
-	ssize_t w;
+	size_t len, charged = 0;
 	int rc = 0;
 	bool capped = false;
 
@@ -151,16 +151,7 @@ static int conn_send(struct conn *c, json_t *msg)
 	}
 	s[len] = '\n'; /* the terminator becomes the line end; never read as a string again */
 	pthread_mutex_lock(&c->wlock);
-	while (off < len + 1) {
-		w = send(c->fd, s + off, len + 1 - off, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
+	rc = fsx_send_all(c->fd, s, len + 1);
 	pthread_mutex_unlock(&c->wlock);
 	free(s);
 	if (charged)

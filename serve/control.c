@@ -15,6 +15,7 @@
 
 #include "../pii/engine.h"
 #include "../common/buf.h"
+#include "../common/fsx.h"
 #include "../executor/run.h"
 #include "../search/search.h"
 #include "../servers/hub.h"
@@ -47,24 +48,14 @@ struct conn {
 static int write_msg(int fd, json_t *msg)
 {
 	char *text = json_dumps(msg, JSON_COMPACT);
-	size_t len, off = 0;
-	ssize_t w;
-	int rc = 0;
+	size_t len;
+	int rc;
 
 	if (!text)
 		return -ENOMEM;
 	len = strlen(text);
 	text[len++] = '\n';
-	while (off < len) {
-		w = send(fd, text + off, len - off, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
+	rc = fsx_send_all(fd, text, len);
 	free(text);
 	return rc;
 }
