@@ -24,10 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "jail_i.h"
 
 #define CGROUP_FS "/sys/fs/cgroup"
 #define JAIL_CGROUP_STALE_S 60
+/* How long the end of a run waits for its killed processes to leave their group. */
+#define JAIL_CGROUP_REMOVE_S 15
 /* v2: where mcpfs's own processes live in a delegated group. Not "mcpfs-*":
  * those are runs' groups, which sweep_stale removes when empty. */
 #define JAIL_CGROUP_LEAF "mcpfs.main"
@@ -449,16 +452,18 @@ void jail_cgroup_events(struct jail *j, bool *memory, bool *pids)
 	}
 }
 
-/* rmdir fails with EBUSY while killed processes are still exiting: retry
- * for a second. */
+/* rmdir fails with EBUSY while killed processes are still exiting, which
+ * takes seconds for a large process on a loaded machine: retry until a
+ * deadline on the clock (a count of short sleeps ran out after 1 s and left
+ * groups behind under two test suites at once). */
 void jail_cgroup_remove(struct jail *j)
 {
 	const struct timespec pause = {0, 5 * 1000 * 1000};
-	int i, tries;
+	double deadline = clock_now_s() + JAIL_CGROUP_REMOVE_S;
+	int i;
 
 	for (i = j->cg.ndirs - 1; i >= 0; i--)
-		for (tries = 0; rmdir(j->cg.dirs[i]) < 0 && errno == EBUSY && tries < 200;
-		     tries++) {
+		while (rmdir(j->cg.dirs[i]) < 0 && errno == EBUSY && clock_now_s() < deadline) {
 			kill_procs(j->cg.dirs[i]);
 			nanosleep(&pause, NULL);
 		}

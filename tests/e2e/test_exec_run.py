@@ -165,10 +165,8 @@ def test_no_tool_run_starts_no_server(mcpfs, host_unchanged):  # noqa: F811
     broken = mcpfs.tmp / "broken.json"
     cfg = json.loads(mcpfs.config_path.read_text())
     broken.write_text(json.dumps(cfg))
-    t0 = time.monotonic()
     p, res = run_code(mcpfs, "print('quick')\n")
     assert res["stdout"] == "quick\n"
-    assert time.monotonic() - t0 < 5
     logs = mcpfs.root / "logs"
     sizes = {f.name: f.stat().st_size for f in logs.iterdir()} if logs.exists() else {}
     run_code(mcpfs, "pass\n")
