@@ -296,7 +296,7 @@ def test_cpu_spin_times_out(mcpfs, host_unchanged):  # noqa: F811
     assert res["timed_out"] is True and res["signal"] == signal.SIGKILL, res
     assert "timeout" in res["limits"]
     assert p.returncode == 128 + signal.SIGKILL
-    assert took < 10, took
+    assert took < 45, took  # it spins for ever
 
 
 def test_orphan_dies_with_run(mcpfs, host_unchanged):  # noqa: F811
@@ -304,7 +304,7 @@ def test_orphan_dies_with_run(mcpfs, host_unchanged):  # noqa: F811
     t0 = time.monotonic()
     p, res = run_code(mcpfs, payload("orphan.py"), "--timeout", "30")
     assert res["stdout"].strip() == "PARENT EXITS" and res["exit_code"] == 0, res
-    assert time.monotonic() - t0 < 10  # did not wait for the grandchild's 60 s
+    assert time.monotonic() - t0 < 25  # did not wait for the grandchild's 60 s (nor the 30 s timeout)
 
 
 def test_other_runs_bridge_unreachable(mcpfs, host_unchanged):  # noqa: F811
