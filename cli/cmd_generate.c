@@ -157,8 +157,9 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 		if (rc)
 			goto out_free;
 	} else {
-		printf("generated %s: %zu servers, %zu tools, %zu files", out, s->nservers,
-		       s->ntools, st.files);
+		printf("generated %s: %zu server%s, %zu tool%s, %zu file%s", out, s->nservers,
+		       s->nservers == 1 ? "" : "s", s->ntools, s->ntools == 1 ? "" : "s", st.files,
+		       st.files == 1 ? "" : "s");
 		if (s->nunreachable)
 			printf(" (%zu unreachable)", s->nunreachable);
 		printf("\n");
