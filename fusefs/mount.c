@@ -268,7 +268,9 @@ static int mount_up(struct mount *m, struct err *err)
 		m->signals = true;
 	}
 	if (fuse_session_mount(m->se, m->mnt))
-		return err_set(err, EXIT_FAILED, "mount: fuse_session_mount(%s) failed", m->mnt);
+		return err_set(err, EXIT_FAILED,
+			       "mount: fuse_session_mount(%s) failed ('mcpfs doctor' checks FUSE)",
+			       m->mnt);
 	m->mounted = true;
 	fusefs_notify_ops_session(&nops, m->se);
 	rc = fusefs_inval_start(m->inval, tree, &nops);
