@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../executor/server_sandbox.h"
+#include "../servers/hub_progress.h"
 #include "cli.h"
 
 static const char *const state_names[] = {
@@ -109,6 +110,7 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 	double timeout = 30;
 	bool as_json = false, check = false, names = false;
 	size_t down = 0;
+	struct hub_progress *pr;
 	json_t *arr = NULL, *list = NULL;
 	struct err e = {0};
 	struct hub *h;
@@ -158,8 +160,11 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 	h = cfg && !list ? cli_hub_new(cli, -1) : NULL;
 	if (!h && !list)
 		return EXIT_USAGE;
-	if (h)
+	if (h) {
+		pr = hub_progress_start(h, STDERR_FILENO);
 		hub_connect_all(h, timeout);
+		hub_progress_stop(pr);
+	}
 	if (as_json)
 		arr = json_array();
 	else
