@@ -171,6 +171,6 @@ clean:
 	rm -rf build build-asan
 
 help:
-	@echo "make | make check | make demo | make bench | make install PREFIX=... DESTDIR=... | make clean"
+	@echo "make | make check | make demo | make bench | make install PREFIX=... DESTDIR=... | make uninstall | make clean"
 
 -include $(OBJ:.o=.d)
