@@ -6,6 +6,12 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib/mcpfs
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/mcpfs
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp libmicrohttpd libcrypto
 PKG_CONFIG ?= pkg-config
@@ -132,20 +138,39 @@ bench: deps
 format-check:
 	sh scripts/format-check.sh
 
+# What goes where: README.md, "Install". The config is not replaced when
+# present (it may be edited); uninstall removes it only when unchanged.
 install: $(BUILD)/mcpfs
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/servers
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/servers $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mcpfs
 	install -m 0755 $(BUILD)/mcpfs $(DESTDIR)$(BINDIR)/mcpfs
 	cp -R servers/package.json servers/package-lock.json $(DESTDIR)$(LIBDIR)/servers/
 	if [ -d servers/node_modules ]; then cp -R servers/node_modules $(DESTDIR)$(LIBDIR)/servers/; fi
+	if [ -d executor/runtime/node_modules ]; then install -d $(DESTDIR)$(LIBDIR)/runtime && \
+		cp -R executor/runtime/node_modules $(DESTDIR)$(LIBDIR)/runtime/; fi
+	install -m 0644 dist/mcpfs.1 $(DESTDIR)$(MANDIR)/man1/mcpfs.1
+	install -m 0644 dist/mcpfs.bash $(DESTDIR)$(BASHCOMPDIR)/mcpfs
+	install -m 0644 dist/_mcpfs $(DESTDIR)$(ZSHCOMPDIR)/_mcpfs
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' dist/mcpfs.service.in \
+		> $(DESTDIR)$(UNITDIR)/mcpfs.service && chmod 0644 $(DESTDIR)$(UNITDIR)/mcpfs.service
+	[ -e $(DESTDIR)$(SYSCONFDIR)/mcpfs/config.json ] || \
+		install -m 0644 servers/default.json $(DESTDIR)$(SYSCONFDIR)/mcpfs/config.json
+	install -m 0644 README.md BENCHMARKS.md $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/mcpfs
-	rm -rf $(DESTDIR)$(LIBDIR)
+	rm -f $(DESTDIR)$(BINDIR)/mcpfs $(DESTDIR)$(MANDIR)/man1/mcpfs.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/mcpfs $(DESTDIR)$(ZSHCOMPDIR)/_mcpfs \
+		$(DESTDIR)$(UNITDIR)/mcpfs.service
+	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DOCDIR)
+	if cmp -s servers/default.json $(DESTDIR)$(SYSCONFDIR)/mcpfs/config.json; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/mcpfs/config.json; \
+		rmdir $(DESTDIR)$(SYSCONFDIR)/mcpfs 2>/dev/null || true; fi
 
 clean:
 	rm -rf build build-asan
 
 help:
-	@echo "make | make check | make demo | make bench | make install PREFIX=... DESTDIR=... | make clean"
+	@echo "make | make check | make demo | make bench | make install PREFIX=... DESTDIR=... | make uninstall | make clean"
 
 -include $(OBJ:.o=.d)

@@ -94,5 +94,6 @@ int cmd_pii(struct cli *cli, int argc, char **argv);
 int cmd_serve(struct cli *cli, int argc, char **argv);
 int cmd_token(struct cli *cli, int argc, char **argv);
 int cmd_config(struct cli *cli, int argc, char **argv);
+int cmd_doctor(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -150,6 +150,41 @@ static void print_field(json_t *res, const char *field, FILE *f)
 	fflush(f);
 }
 
+/* In text mode the code's own output passes through, so a run that a limit
+ * ended says so here, in one line (--json has "limits"). */
+static void say_limit(const struct run_opts *ro, json_t *res)
+{
+	json_t *limits = json_object_get(res, "limits"), *v;
+	size_t i;
+
+	json_array_foreach(limits, i, v)
+	{
+		const char *l = json_string_value(v);
+
+		if (!l)
+			continue;
+		if (!strcmp(l, "timeout"))
+			cli_error("exec: the run timed out after %g s and was killed (--timeout S "
+				  "allows more)",
+				  ro->timeout_s > 0 ? ro->timeout_s : RUN_DEFAULT_TIMEOUT_S);
+		else if (!strcmp(l, "memory"))
+			cli_error("exec: the run hit its memory limit of %u MiB and was killed "
+				  "(--memory MB allows more)",
+				  ro->memory_mb ? ro->memory_mb : RUN_DEFAULT_MEMORY_MB);
+		else if (!strcmp(l, "pids"))
+			cli_error("exec: the run hit its limit on processes and threads (pids); "
+				  "fork and thread creation failed");
+		else if (!strcmp(l, "cpu"))
+			cli_error("exec: the run used up its CPU time and was killed");
+		else if (!strcmp(l, "file_size"))
+			cli_error("exec: the run wrote a file past the 256 MiB limit and was "
+				  "killed");
+		else
+			continue;
+		return;
+	}
+}
+
 /* The run through a daemon's control socket: its servers are warm. The
  * output comes when the run ends; the program's stdin is empty. */
 static int exec_daemon(int fd, const struct run_opts *ro, struct err *e)
@@ -181,6 +216,7 @@ static int exec_daemon(int fd, const struct run_opts *ro, struct err *e)
 		fwrite(s, 1, json_string_length(json_object_get(res, "stdout")), stdout);
 		s = json_string_value(json_object_get(res, "stderr"));
 		fwrite(s, 1, json_string_length(json_object_get(res, "stderr")), stderr);
+		say_limit(ro, res);
 	}
 	fflush(stdout);
 	json_decref(out);
@@ -321,6 +357,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		fputc('\n', stdout);
 		fflush(stdout);
 	}
+	if (res && !as_json)
+		say_limit(&ro, res);
 	if (!res)
 		status = cli_fail(&e);
 	if (status)

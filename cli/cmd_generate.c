@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../codegen/codegen.h"
+#include "../servers/hub_progress.h"
 #include "../tree/snapshot.h"
 #include "../tree/write.h"
 #include "cli.h"
@@ -87,6 +89,7 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 	struct tree_snapshot *s = NULL;
 	unsigned langs = CG_LANG_ALL;
 	struct hub *h = NULL;
+	struct hub_progress *pr;
 	struct err e = {0};
 	bool json = false;
 	int c, rc = EXIT_USAGE;
@@ -136,7 +139,9 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 	h = cli_hub_new(cli, -1);
 	if (!h)
 		goto out_free;
+	pr = hub_progress_start(h, STDERR_FILENO);
 	hub_connect_all(h, GENERATE_CONNECT_TIMEOUT_S);
+	hub_progress_stop(pr);
 	s = tree_snapshot_new(h, langs, t, &e);
 	if (!s) {
 		rc = cli_fail(&e);
@@ -157,8 +162,9 @@ int cmd_generate(struct cli *cli, int argc, char **argv)
 		if (rc)
 			goto out_free;
 	} else {
-		printf("generated %s: %zu servers, %zu tools, %zu files", out, s->nservers,
-		       s->ntools, st.files);
+		printf("generated %s: %zu server%s, %zu tool%s, %zu file%s", out, s->nservers,
+		       s->nservers == 1 ? "" : "s", s->ntools, s->ntools == 1 ? "" : "s", st.files,
+		       st.files == 1 ? "" : "s");
 		if (s->nunreachable)
 			printf(" (%zu unreachable)", s->nunreachable);
 		printf("\n");

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../executor/server_sandbox.h"
+#include "../servers/hub_progress.h"
 #include "cli.h"
 
 static const char *const state_names[] = {
@@ -24,12 +25,15 @@ static const char *const transport_names[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mcpfs servers [--json] [--timeout S]\n\n"
+	fprintf(f, "usage: mcpfs servers [--json] [--check] [--names] [--timeout S]\n\n"
 		   "Start every configured server in parallel and show its transport, state\n"
 		   "and tool count. A server that fails or takes longer than the timeout\n"
 		   "(default 30 s) is reported with the reason; the others are still shown.\n\n"
 		   "  --json       one JSON array of {name, transport, scope, state, tools,\n"
 		   "               generation, error, log, log_tail, sandbox}\n"
+		   "  --check      exit 3 when a server is not ready (failed, disabled, or\n"
+		   "               still starting at the timeout)\n"
+		   "  --names      only the servers' names, one a line, none started\n"
 		   "  --timeout S  how long to wait for all servers\n");
 }
 
@@ -97,15 +101,16 @@ static void info_of(json_t *v, const struct server_config *sc, struct hub_server
 int cmd_servers(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},  {"timeout", required_argument, NULL, 't'},
+	    {"check", no_argument, NULL, 'k'}, {"names", no_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},  {NULL, 0, NULL, 0},
 	};
 	const struct config *cfg;
 	struct hub_server_info in;
 	double timeout = 30;
-	bool as_json = false;
+	bool as_json = false, check = false, names = false;
+	size_t down = 0;
+	struct hub_progress *pr;
 	json_t *arr = NULL, *list = NULL;
 	struct err e = {0};
 	struct hub *h;
@@ -121,6 +126,12 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 			if (cli_positive("servers", "--timeout", optarg, 86400, &timeout))
 				return EXIT_USAGE;
 			break;
+		case 'k':
+			check = true;
+			break;
+		case 'n':
+			names = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -133,6 +144,11 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cfg = cli_config(cli);
+	if (cfg && names) {
+		for (i = 0; i < cfg->nservers; i++)
+			printf("%s\n", cfg->servers[i].name);
+		return 0;
+	}
 	fd = cfg ? cli_daemon_connect(cli) : -1;
 	if (fd >= 0) {
 		list =
@@ -144,8 +160,11 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 	h = cfg && !list ? cli_hub_new(cli, -1) : NULL;
 	if (!h && !list)
 		return EXIT_USAGE;
-	if (h)
+	if (h) {
+		pr = hub_progress_start(h, STDERR_FILENO);
 		hub_connect_all(h, timeout);
+		hub_progress_stop(pr);
+	}
 	if (as_json)
 		arr = json_array();
 	else
@@ -162,6 +181,7 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 			info_of(json_array_get(list, i), sc, &in);
 		else
 			hub_info(h, name, &in);
+		down += sc->disabled || in.state != HUB_READY;
 		if (arr) {
 			json_array_append_new(arr, info_json(sc, &in));
 			continue;
@@ -188,5 +208,7 @@ int cmd_servers(struct cli *cli, int argc, char **argv)
 	fflush(stdout);
 	json_decref(list);
 	hub_free(h);
-	return 0;
+	if (check && down)
+		cli_error("servers: %zu of %zu not ready", down, cfg->nservers);
+	return check && down ? EXIT_UNREACHABLE : 0;
 }

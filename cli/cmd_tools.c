@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../servers/hub_progress.h"
 #include "cli.h"
 
 #define SUMMARY_MAX 100
@@ -124,6 +125,7 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 	json_t *arr = NULL, *tools;
 	int c, rc = 0, fd;
 	struct hub *h;
+	struct hub_progress *pr;
 	size_t i;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -168,8 +170,11 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 		json_decref(arr);
 		return EXIT_USAGE;
 	}
-	if (!only)
+	if (!only) {
+		pr = hub_progress_start(h, STDERR_FILENO);
 		hub_connect_all(h, timeout);
+		hub_progress_stop(pr);
+	}
 	for (i = 0; i < hub_count(h); i++) {
 		const char *name = hub_name(h, i);
 
@@ -183,7 +188,9 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 			rc = EXIT_UNREACHABLE;
 			continue;
 		}
+		pr = only ? hub_progress_start(h, STDERR_FILENO) : NULL;
 		tools = hub_tools(h, name, NULL, &e);
+		hub_progress_stop(pr);
 		if (!tools) {
 			rc = cli_fail(&e);
 			continue;

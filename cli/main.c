@@ -32,6 +32,7 @@ static const struct command {
     {"serve", cmd_serve, "mcpfs as an MCP server (stdio or HTTP)"},
     {"token", cmd_token, "bearer tokens for serve --http"},
     {"config", cmd_config, "the config sources found and the one in use"},
+    {"doctor", cmd_doctor, "check what mcpfs needs from this host, with fixes"},
 };
 
 static void usage(FILE *f)

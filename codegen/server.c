@@ -399,6 +399,7 @@ static int readme(const struct cg_server *s, struct buf *out)
 		    {"name", name.data, name.len},
 		    {"ident", s->ident, strlen(s->ident)},
 		    {"count", count, strlen(count)},
+		    {"tool_word", s->ntools == 1 ? "tool" : "tools", s->ntools == 1 ? 4 : 5},
 		    {"tools", list.data, list.len},
 		    {"instructions", instructions.data, instructions.len},
 		    {"skipped", skipped.data, skipped.len},

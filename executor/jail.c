@@ -390,7 +390,9 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	if (j->pid == 0)
 		_exit(child_main(j));
 	if (j->pid < 0) {
-		err_set(err, EXIT_FAILED, "jail: clone(NEWUSER|NEWPID|NEWNS|%sNEWIPC|NEWUTS): %s",
+		err_set(err, EXIT_FAILED,
+			"jail: clone(NEWUSER|NEWPID|NEWNS|%sNEWIPC|NEWUTS): %s ('mcpfs doctor' "
+			"says why and how to fix it)",
 			s->share_net ? "" : "NEWNET|", strerror(errno));
 		goto out_free;
 	}

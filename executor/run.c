@@ -34,9 +34,7 @@
 #define RUN_OUTPUT_MAX (1u << 20)	/* per stream, with --json */
 #define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
 #define RUN_RECORD_OUTPUT_MAX (8u << 10)
-#define RUN_DEFAULT_TIMEOUT_S 30.0
 #define RUN_MAX_FILES 8 /* the program and the embedded runtime files */
-#define RUN_DEFAULT_MEMORY_MB 512
 #define RUN_RUNTIME_MODULES MCPFS_SRCDIR "/executor/runtime/node_modules"
 #define RUN_RUNTIME_MODULES_INSTALLED MCPFS_LIBDIR "/runtime/node_modules"
 
@@ -304,6 +302,16 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	unsigned long mem = o->memory_mb ? o->memory_mb : RUN_DEFAULT_MEMORY_MB;
 	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
+	/* Else the bind of the missing folder fails with an O_PATH error. */
+	if (ts && access(runtime_modules(), F_OK) < 0) {
+		if (in_fd >= 0)
+			close(in_fd);
+		return err_set(err, EXIT_FAILED,
+			       "TypeScript needs the jail's npm runtime (sucrase), in neither "
+			       "%s nor %s: run 'make deps' (it runs npm ci in executor/runtime), "
+			       "then 'make install', in mcpfs's source folder",
+			       RUN_RUNTIME_MODULES, RUN_RUNTIME_MODULES_INSTALLED);
+	}
 	if (in_fd < 0)
 		return err_set(err, EXIT_FAILED, "open /dev/null: %s", strerror(errno));
 	files[nfiles++] = (struct jail_file){

@@ -18,6 +18,9 @@ struct config;
 
 /* The longest wall-clock limit a run may ask for. */
 #define RUN_MAX_TIMEOUT_S (24 * 3600)
+/* A run's wall-clock and memory limits when it asks for none. */
+#define RUN_DEFAULT_TIMEOUT_S 30.0
+#define RUN_DEFAULT_MEMORY_MB 512
 
 enum run_lang {
 	RUN_LANG_PYTHON,

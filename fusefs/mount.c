@@ -19,6 +19,7 @@
 #include "../codegen/codegen.h"
 #include "../common/fsx.h"
 #include "../servers/hub.h"
+#include "../servers/hub_progress.h"
 #include "daemon.h"
 #include "fuse_i.h"
 
@@ -40,6 +41,7 @@ struct mount {
 	struct cg_root *cgroot;		 /* owned */
 	double *wait_s;			 /* owned: per server */
 	struct hub *hub;		 /* owned, unless embedded */
+	struct hub_progress *progress;	 /* owned: -f on a terminal; else NULL */
 	bool embedded;			 /* fusefs_mount_start: on a hub someone else holds */
 	int listener;			 /* hub_listen handle, or 0 */
 	struct fusefs_source src;
@@ -268,7 +270,9 @@ static int mount_up(struct mount *m, struct err *err)
 		m->signals = true;
 	}
 	if (fuse_session_mount(m->se, m->mnt))
-		return err_set(err, EXIT_FAILED, "mount: fuse_session_mount(%s) failed", m->mnt);
+		return err_set(err, EXIT_FAILED,
+			       "mount: fuse_session_mount(%s) failed ('mcpfs doctor' checks FUSE)",
+			       m->mnt);
 	m->mounted = true;
 	fusefs_notify_ops_session(&nops, m->se);
 	rc = fusefs_inval_start(m->inval, tree, &nops);
@@ -342,6 +346,10 @@ static int run(struct mount *m, struct err *err)
 		err_set(err, EXIT_FAILED, "mount: out of memory");
 		return EXIT_FAILED;
 	}
+	/* In the foreground the first listings, which start the servers, show
+	 * on the terminal; a daemon's stderr is its log. */
+	if (m->o->foreground)
+		m->progress = hub_progress_start(m->hub, STDERR_FILENO);
 	status = EXIT_FAILED;
 	if (mount_up(m, err) < 0) {
 		status = err->status;
@@ -362,6 +370,8 @@ static int run(struct mount *m, struct err *err)
 	}
 out:
 	mount_down(m);
+	hub_progress_stop(m->progress);
+	m->progress = NULL;
 	return status;
 }
 

@@ -187,3 +187,31 @@ def test_server_without_a_catalog_reported_failed_once(mcpfs):
     assert "mute" in p.stderr and "tools/list timed out" in p.stderr
     out = {s["name"]: s for s in mcpfs.json("servers")}
     assert out["mute"]["state"] == "failed" and out["everything"]["state"] == "ready"
+
+
+def test_servers_check_exits_3_when_one_is_down(mcpfs):
+    mcpfs.write_config({"everything": everything_stdio()})
+    mcpfs.run("servers", "--check", check=0)
+    mcpfs.write_config({"everything": everything_stdio(),
+                        "ghost": {"command": "/nonexistent/server-binary"},
+                        "unset": {"command": "node", "args": ["${MCPFS_TEST_UNSET_VAR}"]}})
+    p = mcpfs.run("servers", "--check", check=3)
+    assert "ghost" in p.stdout and "everything" in p.stdout
+    assert p.stderr.splitlines()[-1] == "mcpfs: servers: 2 of 3 not ready", p.stderr
+    mcpfs.run("servers", check=0)  # without --check a report is a success
+
+
+def test_servers_names_starts_nothing(mcpfs):
+    mcpfs.write_config({"b": {"command": "/nonexistent/server-binary"},
+                        "a": everything_stdio()})
+    p = mcpfs.run("servers", "--names", check=0)
+    assert p.stdout == "a\nb\n" and p.stderr == ""
+    assert not (mcpfs.root / "logs").exists() or not any((mcpfs.root / "logs").iterdir())
+
+
+def test_one_tool_reads_one_tool(mcpfs, tmp_path):
+    mcpfs.write_config({"slow": sdk_server("slow_list.mjs", "--delay", "0")})
+    p = mcpfs.run("generate", "--out", tmp_path / "t", check=0)
+    assert p.stdout.startswith(f"generated {tmp_path / 't'}: 1 server, 1 tool, "), p.stdout
+    readme = (tmp_path / "t" / "servers" / "slow" / "README.md").read_text()
+    assert "\n1 tool. Each is" in readme, readme[:300]

@@ -1,0 +1,134 @@
+"""`make install DESTDIR=...` puts mcpfs in place like a Unix tool: the man
+page renders and names every subcommand and option of --help, the bash
+completion completes subcommands, options and the config's server names,
+the systemd unit runs `serve --http`; `make uninstall` takes it all away."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import BUILDS, REPO
+
+PREFIX = "/usr/local"
+MAN = REPO / "dist" / "mcpfs.1"
+
+
+@pytest.fixture(scope="module")
+def dest(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dest")
+    p = subprocess.run(["make", "-s", "install", f"DESTDIR={d}", f"PREFIX={PREFIX}"],
+                       cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    return d
+
+
+def mcpfs_help(*args) -> str:
+    return subprocess.run([str(BUILDS["plain"]), *args, "--help"], capture_output=True,
+                          text=True, check=True).stdout
+
+
+def commands() -> list:
+    text = mcpfs_help()
+    block = text.split("commands:\n", 1)[1].split("\n\n", 1)[0]
+    return [line.split()[0] for line in block.splitlines()]
+
+
+def man_sections() -> dict:
+    """{subcommand: its .SS section's text, escapes undone}."""
+    src = MAN.read_text().replace("\\-", "-")
+    src = re.sub(r"\\f[BIRP]", "", src)
+    parts = re.split(r"^\.SS (\S+)\n", src, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def test_man_page_in_step_with_help():
+    """Every subcommand of `mcpfs --help` has its section, and every option
+    its `--help` names is in that section; the global options are in the page."""
+    sections = man_sections()
+    missing = []
+    for cmd in commands():
+        if cmd not in sections:
+            missing.append(cmd)
+            continue
+        for opt in set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", mcpfs_help(cmd))):
+            if opt not in ("-h", "--help") and not re.search(
+                    rf"(?<![\w-]){re.escape(opt)}(?![\w-])", sections[cmd]):
+                missing.append(f"{cmd} {opt}")
+    page = MAN.read_text().replace("\\-", "-")
+    for opt in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", mcpfs_help()):
+        if opt not in page:
+            missing.append(opt)
+    assert not missing, f"not in {MAN.name}: {missing}"
+
+
+def test_man_page_renders(dest):
+    page = dest / PREFIX.lstrip("/") / "share/man/man1/mcpfs.1"
+    p = subprocess.run(["man", "-l", str(page)], capture_output=True, text=True,
+                       env={**os.environ, "MANWIDTH": "100", "MAN_KEEP_FORMATTING": ""},
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    text = subprocess.run(["col", "-b"], input=p.stdout, capture_output=True,
+                          text=True).stdout
+    assert "\nCOMMANDS\n" in text and "\nEXIT STATUS\n" in text
+    words = " ".join(text.split())  # justified lines have runs of blanks
+    assert "mcpfs - MCP servers as a tree" in words and "mcpfs doctor" in words
+    warn = subprocess.run(["groff", "-man", "-ww", "-z", str(page)], capture_output=True,
+                          text=True)
+    assert warn.returncode == 0 and warn.stderr == "", warn.stderr
+
+
+def complete(dest, words: list, env: dict) -> list:
+    script = dest / PREFIX.lstrip("/") / "share/bash-completion/completions/mcpfs"
+    arr = " ".join(f"'{w}'" for w in words)
+    p = subprocess.run(["bash", "-c", f"source {script}; COMP_WORDS=({arr}); "
+                        f"COMP_CWORD={len(words) - 1}; _mcpfs; echo \"${{COMPREPLY[@]}}\""],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    return p.stdout.split()
+
+
+def test_bash_completion(dest, tmp_path):
+    cfg = tmp_path / "c.json"
+    cfg.write_text('{"mcpServers": {"alpha": {"command": "/nonexistent"}, '
+                   '"beta": {"url": "https://example.test/mcp"}}}')
+    env = {"PATH": f"{dest}{PREFIX}/bin:/usr/bin:/bin", "HOME": str(tmp_path),
+           "MCPFS_ROOT": str(tmp_path / "root")}
+    assert complete(dest, ["mcpfs", "se"], env) == ["servers", "search", "session", "serve"]
+    assert "doctor" in complete(dest, ["mcpfs", ""], env)
+    assert complete(dest, ["mcpfs", "--config", str(cfg), "call", ""], env) == ["alpha", "beta"]
+    assert complete(dest, ["mcpfs", "--config", str(cfg), "tools", "a"], env) == ["alpha"]
+    assert complete(dest, ["mcpfs", "servers", "--c"], env) == ["--check"]
+    assert complete(dest, ["mcpfs", "workspace", ""], env) == \
+        ["create", "gc", "list", "rm", "show", "umount"]
+    # the embedded default config's servers, with no config given
+    assert complete(dest, ["mcpfs", "login", ""], env) == ["everything", "filesystem", "memory"]
+    assert not (tmp_path / "root" / "logs").exists()  # nothing was started
+
+
+def test_zsh_completion_parses(dest):
+    if not shutil.which("zsh"):
+        pytest.skip("no zsh")
+    script = dest / PREFIX.lstrip("/") / "share/zsh/site-functions/_mcpfs"
+    p = subprocess.run(["zsh", "-n", str(script)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+
+
+def test_what_goes_where_and_uninstall(dest, tmp_path):
+    root = dest / PREFIX.lstrip("/")
+    unit = (root / "lib/systemd/system/mcpfs.service").read_text()
+    assert f"ExecStart={PREFIX}/bin/mcpfs --config {PREFIX}/etc/mcpfs/config.json serve " \
+        "--http 127.0.0.1:8808" in unit and "Delegate=yes" in unit
+    assert (root / "etc/mcpfs/config.json").read_text() == \
+        (REPO / "servers/default.json").read_text()
+    assert (root / "share/doc/mcpfs/README.md").exists()
+    assert (root / "lib/mcpfs/servers/node_modules/@modelcontextprotocol").is_dir()
+    out = subprocess.run([str(root / "bin/mcpfs"), "--root", str(tmp_path / "r"), "doctor"],
+                         capture_output=True, text=True, timeout=120)
+    assert re.search(r"^ok +server everything ", out.stdout, re.M), out.stdout
+    p = subprocess.run(["make", "-s", "uninstall", f"DESTDIR={dest}", f"PREFIX={PREFIX}"],
+                       cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    left = [str(f) for f in dest.rglob("*") if f.is_file()]
+    assert left == [], left
