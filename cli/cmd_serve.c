@@ -40,7 +40,7 @@ static void usage(FILE *f)
 	    "  --customer ID     whose workspace, skills and servers (default: the config's\n"
 	    "                    \"customer\", else default); over HTTP, only when no token\n"
 	    "                    exists\n"
-	    "  --max-runs N      runs at once (default: 2 per CPU)\n"
+	    "  --max-runs N      runs at once (default: 8 per CPU)\n"
 	    "  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
 	    "  --memory MB       memory limit of each run (default 512)\n"
 	    "  --max-timeout S   the longest timeout_s a run may ask for (default 300)\n"

@@ -62,8 +62,10 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 		return NULL;
 	}
 	e->o = *o;
+	/* Runs mostly wait on their servers (64 runs x 100 echo calls, 2 CPUs:
+	 * 4 at once gave 0.75x the throughput of one shared bridge, 16 0.92x). */
 	if (!e->o.max_running)
-		e->o.max_running = (unsigned)(ncpu > 0 ? 2 * ncpu : 2);
+		e->o.max_running = (unsigned)(ncpu > 0 ? 8 * ncpu : 8);
 	if (!e->o.max_queued)
 		e->o.max_queued = DEFAULT_MAX_QUEUED;
 	if (!(e->o.max_timeout_s > 0))

@@ -27,7 +27,7 @@ struct serve_opts {
 	const struct config *cfg;  /* borrowed */
 	struct hub *hub;	   /* borrowed; outlives the engine */
 	const char *cgroup_parent; /* $MCPFS_CGROUP or NULL */
-	unsigned max_running;	   /* runs at once; 0: 2 per CPU */
+	unsigned max_running;	   /* runs at once; 0: 8 per CPU */
 	unsigned max_queued;	   /* runs waiting; 0: 64 */
 	unsigned memory_mb;	   /* per run; 0: the executor's default */
 	double max_timeout_s;	   /* the longest timeout_s a run may ask for; 0: 300 */
