@@ -21,5 +21,6 @@ run /usr/bin/python3 bench/catalog_caps.py
 run /usr/bin/python3 bench/exec_bench.py build
 run /usr/bin/python3 bench/serve_bench.py build
 run /usr/bin/python3 bench/serve_load.py build
+run /usr/bin/python3 bench/workspace_idle.py build
 run /usr/bin/python3 bench/server_start.py build
 exit $status
