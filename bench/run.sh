@@ -20,5 +20,7 @@ run sh bench/mount_10k.sh
 run /usr/bin/python3 bench/catalog_caps.py
 run /usr/bin/python3 bench/exec_bench.py build
 run /usr/bin/python3 bench/serve_bench.py build
+run /usr/bin/python3 bench/serve_load.py build
+run /usr/bin/python3 bench/workspace_idle.py build
 run /usr/bin/python3 bench/server_start.py build
 exit $status

@@ -12,6 +12,7 @@
 #include "../common/fsx.h"
 #include "../search/search.h"
 #include "../executor/run.h"
+#include "../workspaces/idle.h"
 #include "../workspaces/workspace.h"
 #include "cli.h"
 
@@ -46,6 +47,8 @@ static void usage(FILE *f)
 	    "With a daemon ('mcpfs serve') on the data root, the run goes through it: its\n"
 	    "servers are warm; the output comes at the end and the program's stdin is empty.\n\n"
 	    "Environment: MCPFS_NO_DAEMON=1  run here even when a daemon runs\n"
+	    "             MCPFS_WORKSPACE_IDLE_S  a run here also unmounts the workspace\n"
+	    "                    images nobody used for this long (default 300; 0: never)\n"
 	    "             MCPFS_CGROUP  under cgroup v2, a delegated group holding no\n"
 	    "                    process to make the runs' groups in (default: the one\n"
 	    "                    mcpfs runs in, which it then leaves for a leaf of it)\n");
@@ -103,6 +106,25 @@ static void *stopper_main(void *arg)
 
 	while (sigwait(s->signals, &sig) == 0 && sig != SIGUSR1)
 		run_cancel(s->run);
+	return NULL;
+}
+
+/* The idle sweep (workspaces/idle.h) beside the run: a daemon sweeps on
+ * its own, runs without one sweep while they run, not before. */
+struct idle_sweep {
+	const char *root;
+	double idle_s;
+	pthread_t thread;
+	bool started;
+};
+
+static void *idle_sweep_main(void *arg)
+{
+	struct idle_sweep *s = arg;
+	struct err e = {0};
+
+	if (ws_idle_sweep(s->root, s->idle_s, NULL, &e) < 0)
+		fprintf(stderr, "mcpfs: exec: idle workspaces: %s\n", e.text);
 	return NULL;
 }
 
@@ -247,6 +269,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	struct hub *hub;
 	struct search_hub *sh = NULL;
 	struct search_source src;
+	struct idle_sweep sweep = {0};
 	bool as_json = false, pii;
 	sigset_t stop;
 
@@ -304,7 +327,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((ro.customer && !id_valid(ro.customer, "customer", &e)) ||
-	    (ro.session && !id_valid(ro.session, "session", &e)))
+	    (ro.session && !id_valid(ro.session, "session", &e)) ||
+	    (sweep.idle_s = ws_idle_time(&e)) < 0)
 		return cli_fail(&e);
 	if ((rc = read_code(argv[optind], &code, &ro.code_len)) < 0) {
 		cli_error("exec: read %s: %s", argv[optind],
@@ -348,7 +372,12 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		ro.output_filter = pii_engine_filter_output;
 		ro.output_ctx = cli->pii;
 	}
+	sweep.root = ro.root;
+	sweep.started =
+	    sweep.idle_s > 0 && pthread_create(&sweep.thread, NULL, idle_sweep_main, &sweep) == 0;
 	res = exec_run(&ro, &stop, &status, &e);
+	if (sweep.started)
+		pthread_join(sweep.thread, NULL);
 	if (res && pii && !as_json) {
 		print_field(res, "stdout", stdout);
 		print_field(res, "stderr", stderr);

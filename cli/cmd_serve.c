@@ -18,6 +18,7 @@
 #include "../serve/engine.h"
 #include "../serve/front_http.h"
 #include "../serve/front_stdio.h"
+#include "../workspaces/idle.h"
 #include "../workspaces/workspace.h"
 #include "cli.h"
 
@@ -40,13 +41,16 @@ static void usage(FILE *f)
 	    "  --customer ID     whose workspace, skills and servers (default: the config's\n"
 	    "                    \"customer\", else default); over HTTP, only when no token\n"
 	    "                    exists\n"
-	    "  --max-runs N      runs at once (default: 2 per CPU)\n"
+	    "  --max-runs N      runs at once (default: 8 per CPU)\n"
 	    "  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
 	    "  --memory MB       memory limit of each run (default 512)\n"
 	    "  --max-timeout S   the longest timeout_s a run may ask for (default 300)\n"
 	    "  --drain S         on SIGTERM, how long runs in flight may go on (default 10)\n"
 	    "  --mount DIR       also mount the tree at DIR (as 'mcpfs mount'), on this\n"
-	    "                    daemon's warm servers; unmounted when it stops\n\n"
+	    "                    daemon's warm servers; unmounted when it stops\n"
+	    "  --workspace-idle S  unmount a customer's workspace image nobody used for\n"
+	    "                    S seconds (default $MCPFS_WORKSPACE_IDLE_S, else 300;\n"
+	    "                    0: never); a run in it keeps it mounted\n\n"
 	    "SIGTERM or SIGINT drains: no new run starts, runs in flight get --drain seconds,\n"
 	    "then are cancelled; nothing is left behind. While it runs, 'mcpfs exec', 'call',\n"
 	    "'tools' and 'servers' on the same data root go through it (<root>/run/serve.sock).\n");
@@ -150,10 +154,11 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	    {"max-timeout", required_argument, NULL, 't'},
 	    {"drain", required_argument, NULL, 'd'},
 	    {"mount", required_argument, NULL, 'M'},
+	    {"workspace-idle", required_argument, NULL, 'w'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP")};
+	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP"), .ws_idle_s = -1};
 	struct stdio_job job = {.customer = NULL, .drain_s = SERVE_DRAIN_S, .done = {-1, -1}};
 	struct fusefs_mount_opts mo = {.langs = CG_LANG_ALL};
 	struct fusefs_mount *mnt = NULL;
@@ -207,6 +212,13 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		case 'M':
 			mo.mountpoint = optarg;
 			break;
+		case 'w':
+			if (strcmp(optarg, "0") && cli_positive("serve", "--workspace-idle", optarg,
+								1e9, &so.ws_idle_s) < 0)
+				return EXIT_USAGE;
+			if (!strcmp(optarg, "0"))
+				so.ws_idle_s = 0;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -220,6 +232,8 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (job.customer && !id_valid(job.customer, "customer", &err))
+		return cli_fail(&err);
+	if (so.ws_idle_s < 0 && (so.ws_idle_s = ws_idle_time(&err)) < 0)
 		return cli_fail(&err);
 	signals_block(&stop);
 	so.root = cli_root(cli);

@@ -23,6 +23,7 @@
 #include "../common/embed.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
+#include "../workspaces/idle.h"
 #include "../workspaces/session.h"
 #include "../workspaces/workspace.h"
 #include "bridge.h"
@@ -57,6 +58,7 @@ struct run {
 	char dir[4096], sock[4200];
 	char lock_path[4200];
 	int lock_fd; /* lock_path, locked while the run lives; else -1 */
+	int ws_hold; /* the workspace held (workspaces/idle.h) when we opened it; else -1 */
 	char token[64], env_token[128];
 	char rt_paths[RUN_MAX_FILES][128]; /* jail paths of the runtime files */
 	struct bridge *bridge;
@@ -436,7 +438,7 @@ static int workspace_ready(struct run *r, struct err *err)
 
 	if (r->o->ws)
 		r->ws = *r->o->ws;
-	else if (ws_open(r->o->root, customer, true, &r->ws, err) < 0)
+	else if (ws_open_held(r->o->root, customer, &r->ws, &r->ws_hold, err) < 0)
 		return -1;
 	if (ws_skills_shared(r->o->root, r->skills_shared, sizeof(r->skills_shared), err) < 0)
 		return -1;
@@ -456,7 +458,7 @@ struct run *run_new(const struct run_opts *o, struct err *err)
 		return NULL;
 	}
 	r->o = o;
-	r->out.fd = r->errs.fd = r->lock_fd = -1;
+	r->out.fd = r->errs.fd = r->lock_fd = r->ws_hold = -1;
 	buf_init(&r->out.b, RUN_OUTPUT_MAX);
 	buf_init(&r->errs.b, RUN_OUTPUT_MAX);
 	r->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -566,6 +568,7 @@ void run_free(struct run *r)
 		return;
 	jail_free(r->jail);	/* a run never waited for: killed and reaped */
 	bridge_free(r->bridge); /* removes the socket */
+	ws_release(r->ws_hold); /* the jail is gone: the sweep may unmount */
 	if (r->dir[0])
 		rmdir(r->dir);
 	if (r->lock_fd >= 0) {

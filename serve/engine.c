@@ -16,6 +16,7 @@
 #include "mcp_i.h"
 #include "metrics.h"
 #include "sched.h"
+#include "sweep.h"
 
 #define DEFAULT_MAX_QUEUED 64
 #define DEFAULT_MAX_TIMEOUT_S 300.0
@@ -62,8 +63,10 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 		return NULL;
 	}
 	e->o = *o;
+	/* Runs mostly wait on their servers (64 runs x 100 echo calls, 2 CPUs:
+	 * 4 at once gave 0.75x the throughput of one shared bridge, 16 0.92x). */
 	if (!e->o.max_running)
-		e->o.max_running = (unsigned)(ncpu > 0 ? 2 * ncpu : 2);
+		e->o.max_running = (unsigned)(ncpu > 0 ? 8 * ncpu : 8);
 	if (!e->o.max_queued)
 		e->o.max_queued = DEFAULT_MAX_QUEUED;
 	if (!(e->o.max_timeout_s > 0))
@@ -91,6 +94,10 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 		return NULL;
 	}
 	e->ticking = true;
+	if (e->o.ws_idle_s > 0 && !(e->sweep = serve_sweep_start(e->o.root, e->o.ws_idle_s, err))) {
+		serve_engine_free(e);
+		return NULL;
+	}
 	e->listener = hub_listen(o->hub, &(struct hub_listener){on_catalog_changed, e});
 	e->hook = hub_hook_add(
 	    o->hub,
@@ -119,6 +126,7 @@ void serve_engine_free(struct serve_engine *e)
 		pthread_mutex_unlock(&e->lock);
 		pthread_join(e->ticker, NULL);
 	}
+	serve_sweep_stop(e->sweep);
 	search_hub_free(e->search);
 	serve_catalog_free(e->catalog);
 	sched_free(e->sched);

@@ -27,10 +27,11 @@ struct serve_opts {
 	const struct config *cfg;  /* borrowed */
 	struct hub *hub;	   /* borrowed; outlives the engine */
 	const char *cgroup_parent; /* $MCPFS_CGROUP or NULL */
-	unsigned max_running;	   /* runs at once; 0: 2 per CPU */
+	unsigned max_running;	   /* runs at once; 0: 8 per CPU */
 	unsigned max_queued;	   /* runs waiting; 0: 64 */
 	unsigned memory_mb;	   /* per run; 0: the executor's default */
 	double max_timeout_s;	   /* the longest timeout_s a run may ask for; 0: 300 */
+	double ws_idle_s;	   /* workspaces idle this long are unmounted; 0: never */
 	size_t output_cap;	   /* stdout bytes in a result; 0: 20,000 */
 	struct pii_engine *pii;	   /* borrowed: tokenizes runs' output; NULL: none */
 };
@@ -47,9 +48,10 @@ struct serve_engine {
 	pthread_cond_t tick; /* wakes the progress ticker */
 	pthread_t ticker;
 	bool ticking, stopping;
-	pthread_mutex_t ws_lock; /* serializes workspace provisioning */
-	int listener;		 /* hub_listen handle, or 0 */
-	int hook;		 /* hub_hook_add handle, or 0 */
+	pthread_mutex_t ws_lock;   /* serializes workspace provisioning */
+	int listener;		   /* hub_listen handle, or 0 */
+	int hook;		   /* hub_hook_add handle, or 0 */
+	struct serve_sweep *sweep; /* owned: the idle sweep, or NULL */
 };
 
 /* New engine over @o (copied; what it points to is borrowed). NULL with @err. */

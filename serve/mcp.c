@@ -11,6 +11,7 @@
 #include "../common/buf.h"
 #include "../common/clock.h"
 #include "../executor/run.h"
+#include "../workspaces/idle.h"
 #include "../workspaces/session.h"
 #include "catalog.h"
 #include "engine.h"
@@ -513,7 +514,7 @@ static void *call_thread(void *arg)
 	struct mcp_call *call = arg;
 	struct mcp_conn *c = call->conn;
 	struct tool_ctx t = {
-	    .e = c->e, .customer = c->customer, .session = c->session, .call = call};
+	    .e = c->e, .customer = c->customer, .session = c->session, .call = call, .ws_hold = -1};
 	struct tool_out out = {0};
 	struct err err = {0};
 	json_t *res;
@@ -546,6 +547,7 @@ static void *call_thread(void *arg)
 		pthread_cond_broadcast(&c->idle);
 		pthread_mutex_unlock(&c->lock);
 	}
+	ws_release(t.ws_hold);
 	call_unlink(call);
 	call_free(call);
 	mcp_conn_unref(c);

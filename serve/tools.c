@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../workspaces/idle.h"
 #include "engine.h"
 
 static const struct serve_tool *const groups[] = {tools_exec,  tools_search, tools_catalog,
@@ -187,7 +188,8 @@ int tool_ws(struct tool_ctx *t, struct ws *ws, struct err *err)
 	 * over each other's temp files (their names hold only the pid): one at
 	 * a time. Once provisioned, ws_open writes nothing. */
 	pthread_mutex_lock(&t->e->ws_lock);
-	rc = ws_open(t->e->o.root, t->customer, true, ws, err);
+	rc = t->ws_hold < 0 ? ws_open_held(t->e->o.root, t->customer, ws, &t->ws_hold, err)
+			    : ws_open(t->e->o.root, t->customer, true, ws, err);
 	pthread_mutex_unlock(&t->e->ws_lock);
 	return rc;
 }

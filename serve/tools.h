@@ -27,6 +27,7 @@ struct tool_ctx {
 	const char *customer; /* decided by the front (token or --customer), never by the model */
 	const char *session;
 	struct mcp_call *call;
+	int ws_hold; /* the workspace held since tool_ws (workspaces/idle.h), else -1 */
 };
 
 /* What a tool function gives: the structured result (new; the text content
@@ -64,7 +65,8 @@ json_t *serve_tools_list(void);
  * Returns 0 or -1 with @err naming the argument. */
 int serve_tool_check(const struct serve_tool *t, json_t *args, struct err *err);
 
-/* The customer's workspace paths (created if missing). 0 or -1 with @err. */
+/* The customer's workspace paths (created if missing), held for the rest of
+ * the call: the idle sweep leaves it mounted. 0 or -1 with @err. */
 int tool_ws(struct tool_ctx *t, struct ws *ws, struct err *err);
 
 /* The groups' tables, joined by tools.c. */

@@ -376,6 +376,29 @@ int ws_quota_umount(const struct ws *ws, struct err *err)
 	return err_set(err, EXIT_FAILED, "umount %s: %s", ws->workspace, strerror(errno));
 }
 
+int ws_quota_umount_unused(const struct ws *ws, struct err *err)
+{
+	int dfd, lfd, rc = 0;
+
+	dfd = fsx_open_dir(ws->dir);
+	if (dfd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-dfd));
+	lfd = lock_customer(dfd, ws, err);
+	if (lfd < 0)
+		rc = -1;
+	else if (ws_quota_mounted(ws)) {
+		if (umount2(ws->workspace, UMOUNT_NOFOLLOW) == 0)
+			rc = 1;
+		else if (errno != EBUSY)
+			rc = err_set(err, EXIT_FAILED, "umount %s: %s", ws->workspace,
+				     strerror(errno));
+	}
+	if (lfd >= 0)
+		close(lfd);
+	close(dfd);
+	return rc;
+}
+
 /* lost+found would be the first thing agent code lists; e2fsck makes it
  * again when it needs it. */
 static void drop_lost_found(int dfd)

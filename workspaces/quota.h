@@ -62,6 +62,11 @@ int ws_quota_mount(const struct ws *ws, struct err *err);
  * with the last user). Returns 0 or -1 with @err. */
 int ws_quota_umount(const struct ws *ws, struct err *err);
 
+/* Unmount workspace/ now if mounted and nothing in this namespace is inside
+ * it (never lazily: workspaces/idle.h). Returns 1 when it was unmounted, 0
+ * when it was not mounted or is busy, -1 with @err. */
+int ws_quota_umount_unused(const struct ws *ws, struct err *err);
+
 /* True when workspace/ is a mount point (another device than its parent). */
 bool ws_quota_mounted(const struct ws *ws);
 

@@ -14,6 +14,7 @@
 #include "../common/fsx.h"
 #include "../common/jsonx.h"
 #include "admin.h"
+#include "idle.h"
 #include "quota.h"
 
 static const char *const subdirs[] = {"workspace", "skills", "sessions", "state"};
@@ -134,7 +135,7 @@ static int provision_skills(int cfd, const struct ws *ws, struct err *err)
 }
 
 static int open_ws(const char *root, const char *customer, bool create,
-		   const struct ws_quota *quota, struct ws *out, struct err *err)
+		   const struct ws_quota *quota, struct ws *out, int *hold, struct err *err)
 {
 	struct ws_quota q;
 	struct ws w;
@@ -163,21 +164,35 @@ static int open_ws(const char *root, const char *customer, bool create,
 		if ((rc == -ENOENT || quota) && ws_quota_apply(&w, quota ? quota : &q, err) < 0)
 			return -1;
 	}
-	if (ws_quota_mount(&w, err) < 0)
+	/* Held before it is mounted: the idle sweep cannot unmount it between. */
+	if (hold && (*hold = ws_hold(&w, err)) < 0)
 		return -1;
+	if (ws_quota_mount(&w, err) < 0) {
+		if (hold) {
+			ws_release(*hold);
+			*hold = -1;
+		}
+		return -1;
+	}
 	*out = w;
 	return 0;
 }
 
 int ws_open(const char *root, const char *customer, bool create, struct ws *out, struct err *err)
 {
-	return open_ws(root, customer, create, NULL, out, err);
+	return open_ws(root, customer, create, NULL, out, NULL, err);
+}
+
+int ws_open_held(const char *root, const char *customer, struct ws *out, int *hold, struct err *err)
+{
+	*hold = -1;
+	return open_ws(root, customer, true, NULL, out, hold, err);
 }
 
 int ws_create(const char *root, const char *customer, const struct ws_quota *q, struct ws *out,
 	      struct err *err)
 {
-	return open_ws(root, customer, true, q, out, err);
+	return open_ws(root, customer, true, q, out, NULL, err);
 }
 
 static int chown_tree(const char *path, uid_t uid, gid_t gid, struct err *err)

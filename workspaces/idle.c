@@ -1,0 +1,183 @@
+/* Idle workspaces unmounted (idle.h). The sweep reads this namespace's
+ * mount table, so its cost follows the workspaces mounted, not the number
+ * of customers. */
+#define _GNU_SOURCE
+#include "idle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/fsx.h"
+#include "quota.h"
+
+#define USE_LOCK "use.lock"
+
+double ws_idle_time(struct err *err)
+{
+	const char *v = getenv(WS_IDLE_ENV);
+	char *end;
+	double s;
+
+	if (!v || !*v)
+		return WS_IDLE_DEFAULT_S;
+	errno = 0;
+	s = strtod(v, &end);
+	if (errno || *end || !(s >= 0) || s > 1e9)
+		return err_set(err, EXIT_USAGE, "%s=%s: not a number of seconds >= 0", WS_IDLE_ENV,
+			       v);
+	return s;
+}
+
+static int lock_use(const char *dir, int how, struct err *err)
+{
+	int dfd = fsx_open_dir(dir), fd;
+
+	if (dfd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", dir, strerror(-dfd));
+	fd = fsx_open_at(dfd, USE_LOCK, O_RDWR | O_CREAT, 0600);
+	close(dfd);
+	if (fd < 0)
+		return err_set(err, EXIT_FAILED, "open %s/" USE_LOCK ": %s", dir, strerror(-fd));
+	while (flock(fd, how) < 0) {
+		int saved = errno;
+
+		if (saved == EINTR)
+			continue;
+		close(fd);
+		if (saved == EWOULDBLOCK)
+			return -EWOULDBLOCK;
+		return err_set(err, EXIT_FAILED, "flock %s/" USE_LOCK ": %s", dir, strerror(saved));
+	}
+	return fd;
+}
+
+int ws_hold(const struct ws *ws, struct err *err)
+{
+	int fd = lock_use(ws->dir, LOCK_SH, err);
+
+	if (fd >= 0)
+		futimens(fd, NULL);
+	return fd < 0 ? -1 : fd;
+}
+
+void ws_release(int fd)
+{
+	if (fd < 0)
+		return;
+	futimens(fd, NULL);
+	close(fd);
+}
+
+/* /proc/self/mountinfo writes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* The customer whose workspace @mnt is, under @prefix (<root>/workspaces/),
+ * or NULL. Points into @mnt, which it cuts. */
+static const char *customer_of(char *mnt, const char *prefix)
+{
+	size_t n = strlen(prefix), m;
+	char *c;
+
+	if (strncmp(mnt, prefix, n))
+		return NULL;
+	c = mnt + n;
+	m = strlen(c);
+	if (m <= strlen("/workspace") || strcmp(c + m - strlen("/workspace"), "/workspace"))
+		return NULL;
+	c[m - strlen("/workspace")] = '\0';
+	return strchr(c, '/') ? NULL : c;
+}
+
+/* Unmount one workspace if idle and not held: 1 unmounted, 0 left, -1. */
+static int sweep_one(const char *root, const char *customer, double idle_s, struct err *err)
+{
+	struct ws ws = {0};
+	struct timespec now;
+	struct stat st;
+	int fd, rc;
+
+	snprintf(ws.customer, sizeof(ws.customer), "%s", customer);
+	if (snprintf(ws.dir, sizeof(ws.dir), "%s/workspaces/%s", root, customer) >=
+		(int)sizeof(ws.dir) ||
+	    snprintf(ws.workspace, sizeof(ws.workspace), "%s/workspace", ws.dir) >=
+		(int)sizeof(ws.workspace))
+		return 0;
+	fd = lock_use(ws.dir, LOCK_EX | LOCK_NB, err);
+	if (fd == -EWOULDBLOCK)
+		return 0; /* in use */
+	if (fd < 0)
+		return -1;
+	/* Stamped by whoever held it last, read under the lock: a use that
+	 * began and ended since the mount table was read counts. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	rc = fstat(fd, &st) < 0
+		 ? err_set(err, EXIT_FAILED, "stat %s/" USE_LOCK ": %s", ws.dir, strerror(errno))
+		 : 0;
+	if (!rc && (double)(now.tv_sec - st.st_mtim.tv_sec) +
+			   (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9 >=
+		       idle_s)
+		rc = ws_quota_umount_unused(&ws, err);
+	close(fd);
+	return rc;
+}
+
+int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err)
+{
+	char real[PATH_MAX], prefix[PATH_MAX + 16], *line = NULL, *f[5], *save;
+	size_t cap = 0, k;
+	FILE *mi;
+	int n = 0, rc;
+
+	if (!(idle_s > 0))
+		return 0;
+	if (!realpath(root, real))
+		return errno == ENOENT ? 0
+				       : err_set(err, EXIT_FAILED, "%s: %s", root, strerror(errno));
+	snprintf(prefix, sizeof(prefix), "%s/workspaces/", real);
+	mi = fopen("/proc/self/mountinfo", "re");
+	if (!mi)
+		return err_set(err, EXIT_FAILED, "/proc/self/mountinfo: %s", strerror(errno));
+	while (n >= 0 && getline(&line, &cap, mi) > 0) {
+		const char *c;
+
+		/* id parent major:minor root mount-point ... */
+		f[0] = strtok_r(line, " ", &save);
+		for (k = 1; k < 5 && f[k - 1]; k++)
+			f[k] = strtok_r(NULL, " ", &save);
+		if (k < 5 || !f[4])
+			continue;
+		unescape(f[4]);
+		c = customer_of(f[4], prefix);
+		if (!c || !id_valid(c, "customer", NULL))
+			continue;
+		rc = sweep_one(real, c, idle_s, err);
+		if (rc < 0)
+			n = -1;
+		else if (rc > 0 && ++n && gone)
+			json_array_append_new(gone, json_string(c));
+	}
+	free(line);
+	fclose(mi);
+	return n;
+}
