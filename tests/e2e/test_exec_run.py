@@ -279,8 +279,8 @@ def test_uses_a_running_mount(mcpfs, host_unchanged):  # noqa: F811
     if not os.path.exists("/dev/fuse"):
         pytest.skip("no /dev/fuse on this machine")
     if mcpfs.rootless:
-        pytest.skip("rootless: a normal user's mount cannot be allow_other without "
-                    "user_allow_other in /etc/fuse.conf (test_rootless.py mounts one)")
+        pytest.skip("rootless: -o allow_other needs user_allow_other in /etc/fuse.conf "
+                    "(test_rootless.py runs code on a user's own mount)")
     exec_config(mcpfs)
     mnt = mcpfs.tmp / "mnt"
     mnt.mkdir()

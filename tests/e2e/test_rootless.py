@@ -79,7 +79,8 @@ def _cmdline(proc: Path) -> list:
 
 
 def test_mount_through_fusermount3(mcpfs):
-    """The user's mount goes through fusermount3 (libfuse, with auto_unmount).
+    """The user's mount goes through fusermount3 (libfuse, with auto_unmount),
+    and the user's runs read it.
     This host keeps /dev/fuse 0600 and the test's uid has no passwd entry,
     which fusermount3 wants: in a mount namespace of the test's own, a 0666
     node of the same device and a passwd naming the user stand in, as a
@@ -131,6 +132,16 @@ def test_mount_through_fusermount3(mcpfs):
         readme = subprocess.run(as_user + ["cat", f"{mnt}/README.md"], capture_output=True,
                                 text=True)
         assert readme.returncode == 0 and "everything" in readme.stdout, readme.stderr
+        # the jail's user is the mount's uid outside: runs use the live mount,
+        # without allow_other (which a normal user cannot ask for here)
+        prog = mcpfs.tmp / "sum.py"
+        prog.write_text("from servers.everything import get_sum\nprint(get_sum(a=2, b=2))\n")
+        run = subprocess.run(["nsenter", "-t", str(proc.pid), "-m"] +
+                             mcpfs.cmd("exec", "--json", prog), capture_output=True, text=True,
+                             env=mcpfs.env, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout)["stdout"] == "The sum of 2 and 2 is 4.\n", run.stdout
+        assert not (mcpfs.root / "cache" / "trees").exists(), "generated a tree despite the mount"
     finally:
         proc.terminate()
         out, err = proc.communicate(timeout=60)
