@@ -377,6 +377,12 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 			JAIL_MAX_BINDS);
 		goto out_free;
 	}
+	j->rootless = geteuid() != 0;
+	if (j->rootless && (s->host_uid != geteuid() || s->host_gid != getegid())) {
+		err_set(err, EXIT_USAGE,
+			"jail: a normal user's jail maps only its own uid and gid");
+		goto out_free;
+	}
 	if (jail_cgroup_create(j, err) < 0)
 		goto out_free;
 	/* A socket, not a pipe, for the parent's go-ahead: a child that failed

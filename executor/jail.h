@@ -28,6 +28,11 @@
 #define JAIL_CUSTOMER_UID 64000
 #define JAIL_SHARED_SERVER_UID 64001
 
+/* The host ids a jail gets: @as_root (uid and gid) when mcpfs runs as root;
+ * else the caller's own, the only ones an unprivileged user namespace may
+ * map (executor/README.md, "Rootless"). */
+void jail_host_ids(uid_t as_root, uid_t *uid, gid_t *gid);
+
 /* A file written into the jail's root before it turns read-only. */
 struct jail_file {
 	const char *path; /* absolute, in the jail; its folder is created */
@@ -62,7 +67,7 @@ struct jail_spec {
 	const struct jail_file *files;
 	size_t nfiles;
 	const char *cwd; /* in the jail */
-	uid_t host_uid;	 /* non-zero: what the kernel sees outside */
+	uid_t host_uid;	 /* non-zero: what the kernel sees outside (jail_host_ids) */
 	gid_t host_gid;
 	struct jail_limits limits;
 	int stdin_fd, stdout_fd, stderr_fd; /* become 0, 1, 2 in the jail */
@@ -83,6 +88,12 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err);
  * the program is its child): it turns readable when pid 1 exits, after the
  * program did. */
 int jail_pidfd(const struct jail *j);
+
+/* The limits in force: the spec's, but where no cgroup bounds the jail (a
+ * normal user without a delegated cgroup v2 group) memory_mb and pids are 0
+ * and nproc is at most what pids was (RLIMIT_NPROC counts the processes of
+ * the jail's own user namespace, Linux 5.14 on). */
+const struct jail_limits *jail_limits_in_force(const struct jail *j);
 
 /* Kill everything in the jail: the PID namespace's init (the kernel then
  * kills the rest) and every process of its cgroup. */

@@ -2,7 +2,9 @@
  * limit. cgroup v2 where the memory and pids controllers are delegated to
  * us, else v1 (one folder per controller, as on this machine). No usable
  * controller fails the run: rlimits alone cannot bound memfd, shared
- * mappings or tmpfs.
+ * mappings or tmpfs. Except for a normal user (rootless), who has a group
+ * only where one was delegated: there the run has its rlimits alone, and
+ * jail_limits_in_force says so.
  *
  * v1: the run's groups are made inside the ones mcpfs runs in.
  * v2: a group may hand controllers to its children only while it holds no
@@ -347,15 +349,41 @@ static int create_v1(struct jail *j, struct err *err)
 	return 0;
 }
 
+/* A normal user has a group of its own only where systemd (or a container)
+ * delegated one; elsewhere the run goes on under its rlimits alone, and says
+ * so (jail_cgroup_version). A group MCPFS_CGROUP names must work. */
+static bool rootless_without(const struct jail *j)
+{
+	const char *want = j->spec->cgroup_parent;
+
+	return j->rootless && !(want && *want);
+}
+
 int jail_cgroup_create(struct jail *j, struct err *err)
 {
-	int rc = create_v2(j, err);
+	struct err quiet = {0};
+	struct err *e = rootless_without(j) ? &quiet : err;
+	int rc = create_v2(j, e);
 
 	if (rc == 1)
-		rc = create_v1(j, err);
+		rc = create_v1(j, e);
+	j->in_force = j->spec->limits;
+	if (rc < 0 && e == &quiet) {
+		jail_cgroup_close(j);
+		jail_cgroup_remove(j);
+		if (j->in_force.nproc > j->in_force.pids)
+			j->in_force.nproc = j->in_force.pids;
+		j->in_force.memory_mb = j->in_force.pids = 0;
+		return 0;
+	}
 	if (rc < 0)
 		err_prefix(err, "jail: cgroup");
 	return rc < 0 ? -1 : 0;
+}
+
+const struct jail_limits *jail_limits_in_force(const struct jail *j)
+{
+	return &j->in_force;
 }
 
 /* v1: the child moves itself, first of all its steps. A thread moving

@@ -31,6 +31,7 @@ struct jail_cgroup {
 
 struct jail {
 	const struct jail_spec *spec; /* borrowed, valid during jail_start */
+	bool rootless; /* mcpfs is not root: the caller's ids, no cgroup of its own */
 	pid_t pid;
 	int pidfd;
 	bool reaped;
@@ -38,6 +39,7 @@ struct jail {
 	int err_pipe[2];    /* child -> parent: one line when a step fails; CLOEXEC */
 	int status_pipe[2]; /* pid 1 -> parent: how the program ended; CLOEXEC */
 	struct jail_cgroup cg;
+	struct jail_limits in_force; /* jail_cgroup_create: the spec's, less what no cgroup holds */
 	int src_fds[JAIL_MAX_BINDS + 8]; /* child: O_PATH fds of bind sources */
 };
 

@@ -1,5 +1,6 @@
 /* rlimits: CPU seconds, file size, open files, processes, data. They bound
- * one process each; the cgroup bounds the whole run. */
+ * one process each; the cgroup bounds the whole run. Without one (rootless),
+ * RLIMIT_NPROC stands in for pids.max (jail_limits_in_force). */
 #include <sys/resource.h>
 
 #include "jail_i.h"
@@ -8,7 +9,7 @@
 
 int jail_rlimit_setup_child(struct jail *j, char *why, size_t n)
 {
-	const struct jail_limits *l = &j->spec->limits;
+	const struct jail_limits *l = &j->in_force;
 	const rlim_t cpu = l->cpu_s > 0 ? (rlim_t)l->cpu_s + 1 : RLIM_INFINITY;
 	const struct {
 		int resource;

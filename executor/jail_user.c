@@ -1,6 +1,12 @@
 /* Ids: the jail's one user and group (JAIL_INNER_ID inside) map to a non-zero
  * host uid and gid, so nothing the kernel checks outside the namespace sees
- * root. */
+ * root.
+ *
+ * Run by root, mcpfs maps them to a uid of the jail's own (64000, 64001):
+ * nothing of the caller's. Run by a normal user, a user namespace may map
+ * only its creator's ids (as bubblewrap does unprivileged): the jail's user
+ * is the caller outside, and setgroups is denied, as the kernel requires
+ * before an unprivileged gid_map. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +16,17 @@
 #include <unistd.h>
 
 #include "jail_i.h"
+
+void jail_host_ids(uid_t as_root, uid_t *uid, gid_t *gid)
+{
+	if (geteuid() == 0) {
+		*uid = as_root;
+		*gid = (gid_t)as_root;
+	} else {
+		*uid = geteuid();
+		*gid = getegid();
+	}
+}
 
 static int write_proc(pid_t pid, const char *file, const char *text, struct err *err)
 {
@@ -22,15 +39,18 @@ static int write_proc(pid_t pid, const char *file, const char *text, struct err 
 	return 0;
 }
 
-/* setgroups stays "allow" (the default for a privileged writer) on purpose:
- * the child must drop the host's supplementary groups (root's group 0, which
- * the kernel would still honour on host files) with setgroups(0, NULL), and
- * "deny" would forbid exactly that. The seccomp filter denies setgroups
- * afterwards. */
+/* As root, setgroups stays "allow" (the default for a privileged writer) on
+ * purpose: the child must drop the host's supplementary groups (root's group
+ * 0, which the kernel would still honour on host files) with setgroups(0,
+ * NULL), and "deny" would forbid exactly that. The seccomp filter denies
+ * setgroups afterwards. Rootless, "deny" comes first, as the kernel asks:
+ * the caller's own groups stay (README of executor/, "Rootless"). */
 int jail_user_setup_parent(struct jail *j, struct err *err)
 {
 	char map[64];
 
+	if (j->rootless && write_proc(j->pid, "setgroups", "deny", err) < 0)
+		return -1;
 	snprintf(map, sizeof(map), "%d %u 1\n", JAIL_INNER_ID, (unsigned)j->spec->host_uid);
 	if (write_proc(j->pid, "uid_map", map, err) < 0)
 		return -1;
@@ -45,8 +65,7 @@ int jail_user_setup_parent(struct jail *j, struct err *err)
  * does not clear them on this change. */
 int jail_user_setup_child(struct jail *j, char *why, size_t n)
 {
-	(void)j;
-	if (syscall(SYS_setgroups, 0, NULL) < 0)
+	if (!j->rootless && syscall(SYS_setgroups, 0, NULL) < 0)
 		return jail_why(why, n, "setgroups(0)");
 	if (syscall(SYS_setresgid, JAIL_INNER_ID, JAIL_INNER_ID, JAIL_INNER_ID) < 0)
 		return jail_why(why, n, "setresgid(%d)", JAIL_INNER_ID);

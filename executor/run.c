@@ -30,8 +30,6 @@
 #include "jail.h"
 #include "run_tree.h"
 
-/* The host uid and gid the jail's user maps to: not root, not a login. */
-#define RUN_HOST_ID JAIL_CUSTOMER_UID
 #define RUN_OUTPUT_MAX (1u << 20)	/* per stream, with --json */
 #define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
 #define RUN_RECORD_OUTPUT_MAX (8u << 10)
@@ -51,6 +49,8 @@ struct run {
 	atomic_bool cancelled;
 	bool started, waited;
 	struct ws ws;
+	uid_t host_uid; /* the jail's user outside (jail_host_ids): not root */
+	gid_t host_gid;
 	char id[64];
 	char session[ID_MAX + 1];
 	char tree[4096], tree_servers[4200];
@@ -67,6 +67,7 @@ struct run {
 	bool timed_out;
 	bool interrupted; /* run_cancel stopped it */
 	struct jail_exit ex;
+	struct jail_limits in_force; /* jail_limits_in_force, for the result */
 	double t0, duration_ms;
 	char started_at[96], ended_at[96];
 	json_t *calls;	 /* new: the first calls, for the session log */
@@ -231,7 +232,7 @@ static int run_dir_make(struct run *r, struct err *err)
 		r->dir[0] = '\0';
 		goto out;
 	}
-	if (chown(r->dir, RUN_HOST_ID, RUN_HOST_ID) < 0) {
+	if (chown(r->dir, r->host_uid, r->host_gid) < 0) {
 		err_set(err, EXIT_FAILED, "chown %s: %s", r->dir, strerror(errno));
 		goto out;
 	}
@@ -264,7 +265,7 @@ static int bridge_start(struct run *r, double timeout_s, struct err *err)
 	r->bridge = bridge_new(r->sock, &bo, err);
 	if (!r->bridge)
 		return -1;
-	if (chown(r->sock, RUN_HOST_ID, RUN_HOST_ID) < 0)
+	if (chown(r->sock, r->host_uid, r->host_gid) < 0)
 		return err_set(err, EXIT_FAILED, "chown %s: %s", r->sock, strerror(errno));
 	return 0;
 }
@@ -333,8 +334,8 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	s.files = files;
 	s.nfiles = nfiles;
 	s.cwd = JAIL_WORKSPACE;
-	s.host_uid = RUN_HOST_ID;
-	s.host_gid = RUN_HOST_ID;
+	s.host_uid = r->host_uid;
+	s.host_gid = r->host_gid;
 	s.limits = (struct jail_limits){
 	    .cpu_s = ceil(timeout),
 	    .fsize_mb = 256,
@@ -353,8 +354,30 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	r->t0 = clock_now_ms();
 	iso_now(r->started_at, sizeof(r->started_at));
 	r->jail = jail_start(&s, err);
+	if (r->jail)
+		r->in_force = *jail_limits_in_force(r->jail);
 	close(in_fd);
 	return r->jail ? 0 : -1;
+}
+
+/* What bounded the run: seconds, MiB and counts by the names `limits` uses
+ * for what was hit; memory and pids only where a cgroup held them. */
+static json_t *in_force_new(struct run *r)
+{
+	const struct jail_limits *l = &r->in_force;
+	json_t *o = json_pack("{s:f,s:f,s:I,s:I,s:I,s:I,s:I}", "timeout",
+			      r->o->timeout_s > 0 ? r->o->timeout_s : RUN_DEFAULT_TIMEOUT_S, "cpu",
+			      l->cpu_s, "file_size", (json_int_t)l->fsize_mb, "open_files",
+			      (json_int_t)l->nofile, "processes", (json_int_t)l->nproc, "data",
+			      (json_int_t)l->data_mb, "tmp", (json_int_t)l->tmp_mb);
+
+	if (o && l->memory_mb)
+		json_object_set_new(o, "memory", json_integer((json_int_t)l->memory_mb));
+	if (o && l->pids)
+		json_object_set_new(o, "pids", json_integer((json_int_t)l->pids));
+	if (o && r->o->capture)
+		json_object_set_new(o, "output", json_integer(RUN_OUTPUT_MAX >> 20));
+	return o;
 }
 
 static json_t *result_new(struct run *r)
@@ -375,15 +398,15 @@ static json_t *result_new(struct run *r)
 		json_array_append_new(limits, json_string("output"));
 	if (r->interrupted)
 		json_array_append_new(limits, json_string("interrupted"));
-	res =
-	    json_pack("{s:i,s:i,s:b,s:o,s:o,s:{s:b,s:b},s:f,s:I,s:o,s:s,s:s,s:s}", "exit_code",
-		      r->ex.signal ? 128 + r->ex.signal : r->ex.exit_code, "signal", r->ex.signal,
-		      "timed_out", r->timed_out, "stdout",
-		      utf8_string(r->out.b.data ? r->out.b.data : "", r->out.b.len), "stderr",
-		      utf8_string(r->errs.b.data ? r->errs.b.data : "", r->errs.b.len), "truncated",
-		      "stdout", r->out.truncated, "stderr", r->errs.truncated, "duration_ms",
-		      r->duration_ms, "tool_calls", (json_int_t)r->ncalls, "limits", limits,
-		      "customer", r->ws.customer, "session_id", r->session, "run_id", r->id);
+	res = json_pack("{s:i,s:i,s:b,s:o,s:o,s:{s:b,s:b},s:f,s:I,s:o,s:o,s:s,s:s,s:s}",
+			"exit_code", r->ex.signal ? 128 + r->ex.signal : r->ex.exit_code, "signal",
+			r->ex.signal, "timed_out", r->timed_out, "stdout",
+			utf8_string(r->out.b.data ? r->out.b.data : "", r->out.b.len), "stderr",
+			utf8_string(r->errs.b.data ? r->errs.b.data : "", r->errs.b.len),
+			"truncated", "stdout", r->out.truncated, "stderr", r->errs.truncated,
+			"duration_ms", r->duration_ms, "tool_calls", (json_int_t)r->ncalls,
+			"limits", limits, "limits_in_force", in_force_new(r), "customer",
+			r->ws.customer, "session_id", r->session, "run_id", r->id);
 	return res;
 }
 
@@ -444,7 +467,7 @@ static int workspace_ready(struct run *r, struct err *err)
 		return -1;
 	if (stat(r->ws.workspace, &st) < 0)
 		return err_set(err, EXIT_FAILED, "stat %s: %s", r->ws.workspace, strerror(errno));
-	if (st.st_uid != RUN_HOST_ID && ws_chown(&r->ws, RUN_HOST_ID, RUN_HOST_ID, err) < 0)
+	if (st.st_uid != r->host_uid && ws_chown(&r->ws, r->host_uid, r->host_gid, err) < 0)
 		return -1;
 	return 0;
 }
@@ -458,6 +481,7 @@ struct run *run_new(const struct run_opts *o, struct err *err)
 		return NULL;
 	}
 	r->o = o;
+	jail_host_ids(JAIL_CUSTOMER_UID, &r->host_uid, &r->host_gid);
 	r->out.fd = r->errs.fd = r->lock_fd = r->ws_hold = -1;
 	buf_init(&r->out.b, RUN_OUTPUT_MAX);
 	buf_init(&r->errs.b, RUN_OUTPUT_MAX);

@@ -66,14 +66,31 @@ static uint64_t tree_key(const struct config *cfg)
 	return h;
 }
 
-/* Is @mp mounted with allow_other? Without it the jail's user (another
- * uid) gets EACCES on every file of the mount. */
-static bool mount_allows_others(const char *mp)
+/* Does super option list @opts (comma-separated) hold @want whole? */
+static bool has_option(const char *opts, const char *want)
 {
-	char line[8192], *tok[64], *save, *t;
+	size_t len = strlen(want);
+	const char *p;
+
+	for (p = opts; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, want, len) && (p[len] == ',' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
+/* Can the jail's user read the mount at @mp? With allow_other, yes;
+ * without, FUSE lets in only the uid and gid that mounted it, which a
+ * rootless jail's user is on the host (jail_host_ids). Else it gets EACCES
+ * on every file of the mount. */
+static bool mount_allows_jail(const char *mp)
+{
+	char line[8192], *tok[64], *save, *t, uid[32], gid[32];
 	bool found = false;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	int n, i;
+
+	snprintf(uid, sizeof(uid), "user_id=%u", (unsigned)geteuid());
+	snprintf(gid, sizeof(gid), "group_id=%u", (unsigned)getegid());
 
 	if (!f)
 		return false;
@@ -87,7 +104,9 @@ static bool mount_allows_others(const char *mp)
 		/* after the "-" separator: fstype, source, super options */
 		for (i = 5; i < n && strcmp(tok[i], "-"); i++)
 			;
-		found = i + 3 < n && strstr(tok[i + 3], "allow_other");
+		found = i + 3 < n && (has_option(tok[i + 3], "allow_other") ||
+				      (geteuid() != 0 && has_option(tok[i + 3], uid) &&
+				       has_option(tok[i + 3], gid)));
 	}
 	fclose(f);
 	return found;
@@ -212,7 +231,7 @@ int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub, ch
 	int fd, rc;
 
 	if (fusefs_mount_find(root, cfg->origin, out, n, &langs) == 0 &&
-	    (langs & CG_LANG_ALL) == CG_LANG_ALL && mount_allows_others(out))
+	    (langs & CG_LANG_ALL) == CG_LANG_ALL && mount_allows_jail(out))
 		return 0;
 	snprintf(base, sizeof(base), "%s/cache/trees", root);
 	snprintf(dir, sizeof(dir), "%s/%016llx", base, (unsigned long long)tree_key(cfg));

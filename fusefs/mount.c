@@ -204,12 +204,25 @@ static void *ready_main(void *arg)
 	return NULL;
 }
 
+/* A normal user mounts through fusermount3 (setuid root), which auto_unmount
+ * asks libfuse for outright: without it libfuse first opens /dev/fuse itself
+ * and gives up where the device is not open to users (mode 0600), instead of
+ * trying fusermount3. It also unmounts the tree when mcpfs dies. */
 static struct fuse_session *session_new(struct mount *m, struct fusefs_tree *tree, struct err *err)
 {
-	char *argv[] = {"mcpfs", "-o", MOUNT_OPTS, "-o", (char *)m->o->fuse_opts, NULL};
-	struct fuse_args args = FUSE_ARGS_INIT(m->o->fuse_opts ? 5 : 3, argv);
-	struct fuse_session *se = fuse_session_new(&args, &fusefs_ops, sizeof(fusefs_ops), tree);
+	char *argv[7] = {"mcpfs", "-o", MOUNT_OPTS};
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct fuse_session *se;
 
+	if (geteuid() != 0) {
+		argv[args.argc++] = "-o";
+		argv[args.argc++] = "auto_unmount";
+	}
+	if (m->o->fuse_opts) {
+		argv[args.argc++] = "-o";
+		argv[args.argc++] = (char *)m->o->fuse_opts;
+	}
+	se = fuse_session_new(&args, &fusefs_ops, sizeof(fusefs_ops), tree);
 	fuse_opt_free_args(&args);
 	if (!se)
 		err_set(err, EXIT_USAGE, "mount: fuse_session_new(-o %s%s%s) failed", MOUNT_OPTS,
@@ -269,10 +282,18 @@ static int mount_up(struct mount *m, struct err *err)
 			return err_set(err, EXIT_FAILED, "mount: fuse_set_signal_handlers failed");
 		m->signals = true;
 	}
-	if (fuse_session_mount(m->se, m->mnt))
+	if (fuse_session_mount(m->se, m->mnt)) {
+		/* fusermount3 opens the device as the user: its mode is the
+		 * host's word on who may use FUSE */
+		if (geteuid() != 0 && access("/dev/fuse", R_OK | W_OK) < 0)
+			return err_set(err, EXIT_FAILED,
+				       "mount: %s: /dev/fuse is not open to uid %u (%s): a normal "
+				       "user needs it mode 0666, as distributions ship it",
+				       m->mnt, (unsigned)geteuid(), strerror(errno));
 		return err_set(err, EXIT_FAILED,
 			       "mount: fuse_session_mount(%s) failed ('mcpfs doctor' checks FUSE)",
 			       m->mnt);
+	}
 	m->mounted = true;
 	fusefs_notify_ops_session(&nops, m->se);
 	rc = fusefs_inval_start(m->inval, tree, &nops);

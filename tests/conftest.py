@@ -4,12 +4,19 @@ Every test that runs the binary takes the `mcpfs` fixture, which is
 parametrized over the plain build and the ASan+UBSan build, so the suite runs
 once under the sanitizers as well. Each test gets its own data root and a
 config written for it; nothing touches the user's real config or data.
+
+A test module marked `pytest.mark.rootless` runs once more, on the plain build (plain_rootless),
+as an unprivileged user (ROOTLESS_UID, through setpriv, with a home and data
+root of its own): the rootless jail, plain workspace folders, FUSE through
+fusermount3. `mcpfs.rootless` tells a test which it is; `mcpfs.jail_uid` is the
+host uid of the jail's user either way.
 """
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -30,6 +37,11 @@ SEQTHINK = str(SERVERS_NM / "server-sequential-thinking" / "dist" / "index.js")
 # Sandboxed, a shared server runs as this uid and writes only where its
 # config's "sandbox" "rw" says (README, "Server sandboxes").
 SHARED_SERVER_UID = 64001
+# The jail's user on the host when mcpfs runs as root (executor/jail.h).
+JAIL_HOST_UID = 64000
+# A throwaway uid for the rootless runs: no login, no groups, owns nothing but
+# the test's folder. Not root: the jail may map only this uid.
+ROOTLESS_UID = 64100
 
 
 def server_dir(tmp: Path, name: str = "server-files") -> Path:
@@ -37,8 +49,10 @@ def server_dir(tmp: Path, name: str = "server-files") -> Path:
     to the server with {"sandbox": {"rw": [str(folder)]}}."""
     d = tmp / name
     d.mkdir(exist_ok=True)
+    # a rootless mcpfs (its folder is the user's) runs its servers as that user
+    owner = tmp.stat().st_uid or SHARED_SERVER_UID
     if os.geteuid() == 0:
-        os.chown(d, SHARED_SERVER_UID, SHARED_SERVER_UID)
+        os.chown(d, owner, owner)
     return d
 
 
@@ -59,10 +73,13 @@ SAN_ENV = {
 class Mcpfs:
     """One build of the binary, a private data root and a config file."""
 
-    def __init__(self, binary: Path, build: str, tmp: Path):
+    def __init__(self, binary: Path, build: str, tmp: Path, uid: int = 0):
         self.binary = str(binary)
         self.build = build
         self.tmp = tmp
+        self.uid = uid  # 0: as the tests run (root); else setpriv to this uid
+        self.rootless = uid != 0
+        self.jail_uid = uid or JAIL_HOST_UID
         self.root = tmp / "root"
         self.root.mkdir()
         self.config_path = tmp / "mcpfs.json"
@@ -73,6 +90,21 @@ class Mcpfs:
             **SAN_ENV,
         }
         (tmp / "home").mkdir()
+        if uid:
+            for d in (tmp, self.root, tmp / "home"):
+                os.chown(d, uid, uid)
+
+    def give(self, path: Path) -> Path:
+        """Make @path and what is below it (made by the test, as root) the
+        mcpfs user's, as mcpfs would have made them: what a test says mcpfs
+        must not write is then refused by mcpfs, not by the host's
+        permissions."""
+        if self.uid:
+            os.chown(path, self.uid, self.uid, follow_symlinks=False)
+            for top, dirs, files in os.walk(path):
+                for name in dirs + files:
+                    os.chown(os.path.join(top, name), self.uid, self.uid, follow_symlinks=False)
+        return path
 
     def write_config(self, servers: dict, key: str = "mcpServers") -> Path:
         self.config_path.write_text(json.dumps({key: servers}, indent=2))
@@ -80,6 +112,9 @@ class Mcpfs:
 
     def cmd(self, *args, config=True):
         out = [self.binary]
+        if self.uid:
+            out = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
+                   "--", self.binary]
         if config and self.config_path.exists():
             out += ["--config", str(self.config_path)]
         return out + [str(a) for a in args]
@@ -124,18 +159,47 @@ def unmount_all_under(path: Path) -> list:
     return left
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "rootless: the module runs as an unprivileged user too (plain_rootless)")
+    config.addinivalue_line(
+        "markers", "needs_root(why): skipped in the rootless run, for the reason given")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc):
+    # A parametrize mark, which the fixture's own params give way to; added
+    # before pytest reads the marks.
+    if "mcpfs" in metafunc.fixturenames and metafunc.definition.get_closest_marker("rootless"):
+        metafunc.definition.add_marker(
+            pytest.mark.parametrize("mcpfs", [*BUILDS, "plain_rootless"], indirect=True))
+
+
 @pytest.fixture(params=list(BUILDS))
 def mcpfs(request, tmp_path):
-    binary = BUILDS[request.param]
+    build, _, user = request.param.partition("_")
+    binary = BUILDS[build]
     if not binary.exists():
         pytest.fail(f"{binary} is not built: run 'make all' (and 'make SANITIZER=1 all')")
-    m = Mcpfs(binary, request.param, tmp_path)
+    tmp = tmp_path
+    if user:
+        why = request.node.get_closest_marker("needs_root")
+        if why:
+            pytest.skip(f"rootless: {why.args[0]}")
+        if os.geteuid() != 0:
+            pytest.skip("the rootless runs need root to make the user's folder")
+        # pytest's folders are root's (0700): the user gets one of its own
+        tmp = Path(tempfile.mkdtemp(prefix="mcpfs-rootless-"))
+        os.chmod(tmp, 0o755)
+    m = Mcpfs(binary, build, tmp, uid=ROOTLESS_UID if user else 0)
     yield m
     # Workspace images are loop-mounted; release them the way a user would,
     # then sweep anything still mounted below this test's folder.
     subprocess.run(m.cmd("workspace", "umount", "--all"), capture_output=True, env=m.env,
                    timeout=60)
-    unmount_all_under(tmp_path)
+    unmount_all_under(tmp)
+    if user:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 FIGURES = pytest.StashKey[list]()

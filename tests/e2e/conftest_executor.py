@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, everything_stdio, memory_server
+from conftest import JAIL_HOST_UID, REPO, everything_stdio, memory_server
 
 JAIL = REPO / "tests" / "jail"
-JAIL_HOST_UID = 64000
 
 
 def exec_config(mcpfs) -> None:
@@ -57,12 +56,16 @@ def payload(name: str, **subst) -> str:
     return text
 
 
-def jail_pids():
+def jail_pids(uid=JAIL_HOST_UID):
+    """Jailed processes: of host uid @uid (mcpfs.jail_uid), in a user namespace
+    of their own (a rootless mcpfs and the servers it runs plainly share the
+    uid, not the namespace)."""
     out = []
+    host = os.readlink("/proc/self/ns/user")
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                if d.stat().st_uid == JAIL_HOST_UID:
+                if d.stat().st_uid == uid and os.readlink(d / "ns" / "user") != host:
                     out.append(int(d.name))
             except OSError:
                 pass
@@ -104,16 +107,20 @@ def _ours(pid: int, root: Path) -> bool:
         return False
 
 
-def jail_pids_of(root: Path):
+def jail_pids_of(root: Path, uid=JAIL_HOST_UID):
     """Jailed processes of runs under data root @root (or orphaned)."""
-    return [p for p in jail_pids() if _ours(p, root)]
+    return [p for p in jail_pids(uid) if _ours(p, root)]
 
 
-def _leaks(root: Path, cgroups_before: set):
-    pids = jail_pids_of(root)
+def _leaks(root: Path, cgroups_before: set, uid: int, rootless: bool):
+    pids = jail_pids_of(root, uid)
     groups = []
     for g in set(_cgroups()) - cgroups_before:
         try:
+            # a normal user makes groups only where one was delegated to it:
+            # the others are root's runs, of other test sessions
+            if rootless and os.stat(g).st_uid != uid:
+                continue
             procs = [int(x) for x in Path(g, "cgroup.procs").read_text().split()]
         except OSError:
             continue  # removed meanwhile
@@ -137,7 +144,7 @@ def host_unchanged(mcpfs):
     # any moment; one of ours that was left behind never goes.
     candidates = None
     while True:
-        pids, groups = _leaks(mcpfs.root, cgroups_before)
+        pids, groups = _leaks(mcpfs.root, cgroups_before, mcpfs.jail_uid, mcpfs.rootless)
         candidates = set(groups) if candidates is None else candidates & set(groups)
         groups = sorted(candidates)
         if (not pids and not groups) or time.monotonic() > deadline:

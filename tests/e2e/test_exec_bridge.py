@@ -11,6 +11,8 @@ import pytest
 
 from conftest_executor import exec_config
 
+pytestmark = pytest.mark.rootless
+
 
 class Bridge:
     def __init__(self, mcpfs, *args):

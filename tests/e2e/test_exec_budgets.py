@@ -10,6 +10,8 @@ import pytest
 
 from conftest_executor import exec_config, host_unchanged, payload  # noqa: F401
 
+pytestmark = pytest.mark.rootless
+
 # mcpfs's resident memory stays under this while the flood runs: the
 # 64 MiB request budget, 32 calls in flight with results of up to 8 MiB here,
 # parsing and the server connection's own buffers.

@@ -9,8 +9,12 @@ import json
 import re
 import time
 
+import pytest
+
 from conftest import everything_stdio, sdk_server
 from conftest_executor import host_unchanged, run_code  # noqa: F401
+
+pytestmark = pytest.mark.rootless
 
 THREADS_PY = """
 from concurrent.futures import ThreadPoolExecutor

@@ -9,6 +9,8 @@ import pytest
 
 from conftest_executor import JAIL, exec_config, host_unchanged  # noqa: F401
 
+pytestmark = pytest.mark.rootless
+
 RUNS = int(os.environ.get("MCPFS_COMPAT_RUNS", "200"))
 
 EXPECTED = {

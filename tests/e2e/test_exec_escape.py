@@ -25,6 +25,8 @@ import pytest
 from conftest_executor import (exec_config, go_file, go_waiter, host_unchanged,  # noqa: F401
                                jail_pids_of, payload, run_code)
 
+pytestmark = pytest.mark.rootless
+
 # payload -> (expected stdout, extra exec flags)
 ERRNO_CASES = {
     "read_shadow.py": ("ENOENT", []),
@@ -64,13 +66,15 @@ FILTER_CASES = {
 MiB = 1 << 20
 
 
-def jail_rlimits(timeout=30.0, memory_mb=512):
+def jail_rlimits(timeout=30.0, memory_mb=512, rootless=False):
     """name -> (soft, hard): what executor/run.c asks for (jail_up; a 30 s
-    timeout and 512 MiB by default) as executor/jail_rlimit.c sets it."""
+    timeout and 512 MiB by default) as executor/jail_rlimit.c sets it.
+    Rootless, with no pids cgroup, RLIMIT_NPROC takes pids.max's 256."""
     cpu = math.ceil(timeout)
     data = (2048 if memory_mb < 1024 else 2 * memory_mb) * MiB
+    nproc = 256 if rootless else 4096
     return {"RLIMIT_CPU": (cpu + 1, cpu + 2), "RLIMIT_FSIZE": (256 * MiB, 256 * MiB),
-            "RLIMIT_NOFILE": (1024, 1024), "RLIMIT_NPROC": (4096, 4096),
+            "RLIMIT_NOFILE": (1024, 1024), "RLIMIT_NPROC": (nproc, nproc),
             "RLIMIT_DATA": (data, data), "RLIMIT_CORE": (0, 0),
             "RLIMIT_MEMLOCK": (64 << 10, 64 << 10)}
 
@@ -268,11 +272,20 @@ def test_fork_bomb(mcpfs, host_unchanged):  # noqa: F811
     exec_config(mcpfs)
     p, res = run_code(mcpfs, payload("fork_bomb.py"), "--timeout", "30")
     assert res["stdout"].strip() == "EAGAIN", res
-    assert "pids" in res["limits"], res
+    if mcpfs.rootless:
+        # no pids cgroup: RLIMIT_NPROC, counted in the jail's own user
+        # namespace, stops it, and the result says which bound held
+        assert "pids" not in res["limits_in_force"], res
+        assert res["limits_in_force"]["processes"] == 256, res
+    else:
+        assert "pids" in res["limits"], res
+        assert res["limits_in_force"]["pids"] == 256, res
     assert not res["timed_out"]
 
 
 @pytest.mark.parametrize("name", ["memory_heap.py", "memory_memfd.py"])
+@pytest.mark.needs_root("no memory cgroup for a normal user without a delegated one: "
+                        "RLIMIT_DATA bounds each process's heap, memfd and tmpfs go unbounded")
 def test_memory_bomb(mcpfs, host_unchanged, name):  # noqa: F811
     exec_config(mcpfs)
     p, res = run_code(mcpfs, payload(name), "--memory", "128", "--timeout", "60")
@@ -346,7 +359,7 @@ def test_rlimits(mcpfs, host_unchanged, case):  # noqa: F811
     p, res = run_code(mcpfs, payload("rlimits.py"), *flags)
     assert res["exit_code"] == 0, res
     seen = {f[0]: (int(f[1]), int(f[2])) for f in map(str.split, res["stdout"].splitlines())}
-    assert seen == jail_rlimits(**kw)
+    assert seen == jail_rlimits(**kw, rootless=mcpfs.rootless)
 
 
 def test_open_files_limit(mcpfs, host_unchanged):  # noqa: F811
@@ -410,7 +423,7 @@ def test_own_session_without_terminal(mcpfs, host_unchanged):  # noqa: F811
                             preexec_fn=login_session)
     try:
         assert proc.stdout.readline() == "up\n"
-        pids = jail_pids_of(mcpfs.root)
+        pids = jail_pids_of(mcpfs.root, mcpfs.jail_uid)
         assert len(pids) == 1, pids
         pid = pids[0]
         assert _stat_field(proc.pid, 7) == os.fstat(slave).st_rdev  # what it would inherit

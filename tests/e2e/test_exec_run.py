@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest_executor import (JAIL_HOST_UID, exec_config, go_file, go_waiter,  # noqa: F401
+from conftest_executor import (exec_config, go_file, go_waiter,  # noqa: F401
                                host_unchanged, jail_pids_of, run_code)
+
+pytestmark = pytest.mark.rootless
 
 PY_TOOLS = """
 from servers.everything import get_sum
@@ -73,6 +75,25 @@ def test_json_fields(mcpfs, host_unchanged):  # noqa: F811
     assert (res["exit_code"], res["stdout"], res["stderr"]) == (3, "out\n", "err\n")
     assert res["truncated"] == {"stdout": False, "stderr": False}
     assert res["tool_calls"] == 0 and 0 < res["duration_ms"] < 60000
+
+
+def test_limits_in_force(mcpfs, host_unchanged):  # noqa: F811
+    """`limits_in_force` says what bounded the run: the cgroup's memory and
+    pids as root; a normal user without a delegated group has rlimits only,
+    RLIMIT_NPROC taking pids.max's place."""
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, "import resource\n"
+                      "print(resource.getrlimit(resource.RLIMIT_NPROC)[0])\n",
+                      "--timeout", "7", "--memory", "300")
+    got = res["limits_in_force"]
+    want = {"timeout": 7, "cpu": 7, "file_size": 256, "open_files": 1024, "data": 2048,
+            "tmp": 64, "output": 1}
+    if mcpfs.rootless:
+        want["processes"] = 256
+    else:
+        want.update(processes=4096, memory=300, pids=256)
+    assert got == want, res
+    assert res["stdout"] == f"{want['processes']}\n", res
 
 
 def test_invalid_utf8_costs_only_its_bytes(mcpfs, host_unchanged):  # noqa: F811
@@ -206,7 +227,7 @@ def test_workspace_persists_per_customer(mcpfs, host_unchanged):  # noqa: F811
                       "--customer", "c2")
     assert res["stdout"] == "False\n"
     note = mcpfs.root / "workspaces" / "c1" / "workspace" / "note.txt"
-    assert note.stat().st_uid == JAIL_HOST_UID  # a non-zero uid on the host side
+    assert note.stat().st_uid == mcpfs.jail_uid  # a non-zero uid on the host side
 
 
 def test_posture_from_outside(mcpfs, host_unchanged):  # noqa: F811
@@ -217,7 +238,7 @@ def test_posture_from_outside(mcpfs, host_unchanged):  # noqa: F811
                             env={**mcpfs.env})
     try:
         assert proc.stdout.readline() == "up\n"
-        pids = [Path(f"/proc/{pid}") for pid in jail_pids_of(mcpfs.root)]
+        pids = [Path(f"/proc/{pid}") for pid in jail_pids_of(mcpfs.root, mcpfs.jail_uid)]
         assert len(pids) == 1, pids
         status = dict(line.split(":\t", 1) for line in
                       (pids[0] / "status").read_text().splitlines() if ":\t" in line)
@@ -225,7 +246,7 @@ def test_posture_from_outside(mcpfs, host_unchanged):  # noqa: F811
         assert status["NoNewPrivs"].strip() == "1"
         for cap in ("CapEff", "CapPrm", "CapInh", "CapBnd", "CapAmb"):
             assert int(status[cap], 16) == 0, cap
-        assert status["Uid"].split()[0] == str(JAIL_HOST_UID)
+        assert status["Uid"].split()[0] == str(mcpfs.jail_uid)
         assert status["NSpid"].split()[-1] == "1"
         for ns in ("user", "pid", "mnt", "net", "ipc", "uts", "cgroup"):
             assert os.readlink(pids[0] / "ns" / ns) != os.readlink(f"/proc/self/ns/{ns}"), ns
@@ -245,7 +266,7 @@ def test_killed_mcpfs_takes_jail_along(mcpfs):
     proc.kill()
     proc.wait()
     for _ in range(100):
-        if not jail_pids_of(mcpfs.root):
+        if not jail_pids_of(mcpfs.root, mcpfs.jail_uid):
             break
         time.sleep(0.05)
     else:
@@ -254,8 +275,10 @@ def test_killed_mcpfs_takes_jail_along(mcpfs):
 
 def test_uses_a_running_mount(mcpfs, host_unchanged):  # noqa: F811
     if not os.path.exists("/dev/fuse"):
-        import pytest
         pytest.skip("no /dev/fuse on this machine")
+    if mcpfs.rootless:
+        pytest.skip("rootless: -o allow_other needs user_allow_other in /etc/fuse.conf "
+                    "(test_rootless.py runs code on a user's own mount)")
     exec_config(mcpfs)
     mnt = mcpfs.tmp / "mnt"
     mnt.mkdir()
@@ -283,8 +306,9 @@ def test_new_binary_makes_its_own_tree(mcpfs, host_unchanged):  # noqa: F811
     shutil.copy(mcpfs.binary, upgraded)  # a new file: another inode and time
     prog = mcpfs.tmp / "new.py"
     prog.write_text("print('new')\n")
-    p = subprocess.run([str(upgraded), "--config", str(mcpfs.config_path), "exec", str(prog)],
-                       capture_output=True, text=True, env=mcpfs.env, timeout=120)
+    cmd = mcpfs.cmd("exec", prog)
+    cmd[cmd.index(mcpfs.binary)] = str(upgraded)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=mcpfs.env, timeout=120)
     assert (p.returncode, p.stdout) == (0, "new\n"), p.stderr
     second = {d.name for d in trees.iterdir() if d.is_dir()}
     assert len(second) == 2 and first < second, second
@@ -345,6 +369,7 @@ def test_unused_trees_swept(mcpfs, host_unchanged):  # noqa: F811
     notes = trees / "notes"
     notes.write_text("not a tree")
     os.utime(notes, (old, old))
+    mcpfs.give(mcpfs.root / "cache")
     with open(trees / "00000000000000ff.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         p, res = run_code(mcpfs, "print('ok')\n")

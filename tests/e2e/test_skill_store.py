@@ -3,6 +3,8 @@ import pytest
 
 from conftest_ws import EXAMPLES, ws  # noqa: F401 (fixture)
 
+pytestmark = pytest.mark.rootless
+
 
 def make_skill(base, name, desc="does a thing", body="# Use\nCall f().\n", extra=None):
     d = base / name
@@ -15,9 +17,9 @@ def make_skill(base, name, desc="does a thing", body="# Use\nCall f().\n", extra
     return d
 
 
-def test_save_list_show_rm(ws, tmp_path):
+def test_save_list_show_rm(ws):
     ws.run("workspace", "create", "acme", check=0)
-    src = make_skill(tmp_path / "src", "tally", extra={"lib/util.py": "X = 1\n"})
+    src = make_skill(ws.tmp / "src", "tally", extra={"lib/util.py": "X = 1\n"})
     saved = ws.json("skill", "save", "acme", str(src))
     assert saved == {"name": "tally", "scope": "customer"}
     stored = ws.root / "workspaces" / "acme" / "skills" / "tally"
@@ -39,19 +41,19 @@ def test_save_list_show_rm(ws, tmp_path):
     ws.run("skill", "rm", "acme", "tally", check=2)
 
 
-def test_skills_are_per_customer(ws, tmp_path):
+def test_skills_are_per_customer(ws):
     ws.run("workspace", "create", "a", check=0)
     ws.run("workspace", "create", "b", check=0)
-    ws.run("skill", "save", "a", str(make_skill(tmp_path, "only-a")), check=0)
+    ws.run("skill", "save", "a", str(make_skill(ws.tmp, "only-a")), check=0)
     assert [s["name"] for s in ws.json("skill", "list", "a")] == ["only-a"]
     assert ws.json("skill", "list", "b") == []
     ws.run("skill", "show", "b", "only-a", check=2)
 
 
-def test_shared_skills_seen_by_everyone(ws, tmp_path):
+def test_shared_skills_seen_by_everyone(ws):
     ws.run("workspace", "create", "a", check=0)
     ws.run("workspace", "create", "b", check=0)
-    ws.run("skill", "save", "--shared", str(make_skill(tmp_path, "house-style")), check=0)
+    ws.run("skill", "save", "--shared", str(make_skill(ws.tmp, "house-style")), check=0)
     for c in ("a", "b"):
         assert ws.json("skill", "list", c) == [
             {"name": "house-style", "description": "does a thing", "scope": "shared"}]
@@ -85,19 +87,19 @@ def test_broken_skill_is_reported_not_fatal(ws, md, why):
     assert why in p.stderr
 
 
-def test_save_refuses_bad_input(ws, tmp_path):
+def test_save_refuses_bad_input(ws):
     ws.run("workspace", "create", "acme", check=0)
-    src = make_skill(tmp_path, "linked")
+    src = make_skill(ws.tmp, "linked")
     (src / "passwd").symlink_to("/etc/passwd")
     p = ws.run("skill", "save", "acme", str(src), check=2)
     assert "symlink" in p.stderr
-    ok = make_skill(tmp_path / "x", "named")
+    ok = make_skill(ws.tmp / "x", "named")
     ws.run("skill", "save", "acme", str(ok), "--name", "different", check=2)
-    ws.run("skill", "save", "acme", str(tmp_path / "missing"), check=2)
-    big = make_skill(tmp_path / "y", "big")
+    ws.run("skill", "save", "acme", str(ws.tmp / "missing"), check=2)
+    big = make_skill(ws.tmp / "y", "big")
     (big / "blob.bin").write_bytes(b"\0" * (9 << 20))
     assert "larger" in ws.run("skill", "save", "acme", str(big), check=2).stderr
-    bad = make_skill(tmp_path / "z", "shared")  # reserved for /skills/shared
+    bad = make_skill(ws.tmp / "z", "shared")  # reserved for /skills/shared
     bad_md = bad / "SKILL.md"
     assert bad_md.exists()
     assert "reserved" in ws.run("skill", "save", "acme", str(bad), check=2).stderr
@@ -117,13 +119,13 @@ def test_examples_are_valid_skills(ws):
     assert all("error" not in s and s["description"] for s in listed)
 
 
-def test_python_import_layout(ws, tmp_path):
+def test_python_import_layout(ws):
     """skills/__init__.py maps skills.<name_with_underscores> to /skills/<name>."""
     import subprocess
     import sys
     ws.run("workspace", "create", "acme", check=0)
-    ws.run("skill", "save", "acme", str(make_skill(tmp_path / "a", "two-words")), check=0)
-    ws.run("skill", "save", "--shared", str(make_skill(tmp_path / "b", "common")), check=0)
+    ws.run("skill", "save", "acme", str(make_skill(ws.tmp / "a", "two-words")), check=0)
+    ws.run("skill", "save", "--shared", str(make_skill(ws.tmp / "b", "common")), check=0)
     cdir = ws.root / "workspaces" / "acme"
     # Lay out /skills as the jail does: the customer's store with the shared one at shared/.
     shared_view = cdir / "skills" / "shared"

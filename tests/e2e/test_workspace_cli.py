@@ -8,6 +8,8 @@ import pytest
 
 from conftest_ws import images_possible, mounts_under, ws  # noqa: F401 (fixture)
 
+pytestmark = pytest.mark.rootless
+
 HOSTILE = ["..", ".", "a/b", "../etc", "", "x" * 65, ".hidden", "a b", "é", "a\nb"]
 
 
@@ -22,7 +24,10 @@ def test_create_is_idempotent_and_listed(ws):
         assert (base / sub).is_dir() and not (base / sub).is_symlink()
     show = ws.json("workspace", "show", "acme")
     assert show["customer"] == "acme" and show["sessions"] == 0 and show["last_use"] is None
-    assert show["quota"]["bytes"] > 0 and show["usage"]["bytes_total"] > 0
+    assert show["quota"]["bytes"] > 0
+    # a plain folder (a normal user has no loop devices) says its quota is not enforced
+    assert show["quota"]["enforced"] is not ws.rootless
+    assert show["usage"]["bytes_total"] > 0 or not show["quota"]["enforced"]
     human = ws.run("workspace", "show", "acme", check=0).stdout
     assert "size:" in human and "files:" in human and "last use:  never" in human
 
@@ -55,11 +60,12 @@ def test_symlinked_customer_refused(ws):
     assert "evil" not in ws.json("workspace", "list")
 
 
-def test_symlinked_subfolder_refused(ws, tmp_path):
+def test_symlinked_subfolder_refused(ws):
     ws.run("workspace", "create", "acme", check=0)
     ws.run("workspace", "umount", "acme", check=0)
-    outside = tmp_path / "outside"
+    outside = ws.tmp / "outside"
     outside.mkdir()
+    ws.give(outside)
     sessions = ws.root / "workspaces" / "acme" / "sessions"
     sessions.rmdir()
     sessions.symlink_to(outside)
@@ -68,10 +74,11 @@ def test_symlinked_subfolder_refused(ws, tmp_path):
     assert list(outside.iterdir()) == []
 
 
-def test_planted_symlinks_in_skills_not_followed(ws, tmp_path):
+def test_planted_symlinks_in_skills_not_followed(ws):
     ws.run("workspace", "create", "acme", check=0)
-    secret = tmp_path / "secret"
+    secret = ws.tmp / "secret"
     secret.mkdir()
+    ws.give(secret)
     (secret / "SKILL.md").write_text("---\nname: secret\ndescription: other's\n---\n")
     skills = ws.root / "workspaces" / "acme" / "skills"
     (skills / "secret").symlink_to(secret)
@@ -142,8 +149,11 @@ def test_gc_removes_only_stale(ws):
     assert [s["session_id"] for s in ws.json("session", "list", "acme")] == ["new"]
 
 
-needs_images = pytest.mark.skipif(not images_possible(),
-                                  reason="ext4 quota images need root and /dev/loop-control")
+def needs_images(test):
+    """A test of ext4 workspace images; a normal user's workspaces are plain folders."""
+    test = pytest.mark.needs_root("workspace images need loop devices: plain folders")(test)
+    return pytest.mark.skipif(not images_possible(),
+                              reason="ext4 quota images need root and /dev/loop-control")(test)
 
 
 @needs_images

@@ -11,6 +11,8 @@ import pytest
 
 from conftest_ws import EXAMPLES, exec_ready, images_possible, run_py, ws  # noqa: F401
 
+pytestmark = pytest.mark.rootless
+
 BRIDGE_RPC = r'''
 import json, os, socket
 _s = socket.socket(socket.AF_UNIX)
@@ -77,6 +79,7 @@ def test_session_log_records_runs_and_checkpoint(jail):
 
 
 @pytest.mark.skipif(not images_possible(), reason="ext4 quota images need root and loop devices")
+@pytest.mark.needs_root("workspace images need loop devices: plain folders")
 def test_quota_hit_inside_jail(jail):
     jail.run("workspace", "create", "tight", "--quota-bytes", "4M", "--quota-files", "64",
              check=0)
