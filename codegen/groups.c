@@ -53,7 +53,8 @@ static void add_word(struct group *g, const char *id)
 
 static int by_count(const void *a, const void *b)
 {
-	const struct group *x = *(const struct group *const *)a, *y = *(const struct group *const *)b;
+	const struct group *x = *(const struct group *const *)a,
+			   *y = *(const struct group *const *)b;
 
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
@@ -62,7 +63,8 @@ static int by_count(const void *a, const void *b)
 
 static int by_place(const void *a, const void *b)
 {
-	const struct group *x = *(const struct group *const *)a, *y = *(const struct group *const *)b;
+	const struct group *x = *(const struct group *const *)a,
+			   *y = *(const struct group *const *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -133,7 +135,8 @@ void cg_readme_groups(struct buf *out, const char *ident, const char *const *ide
 	for (i = 0; i < nshown; i++)
 		group_line(out, shown[i]);
 	if (nshown < ngroups)
-		buf_printf(out, "- and %zu more groups of %zu tools in all\n", ngroups - nshown, rest);
+		buf_printf(out, "- and %zu more groups of %zu tools in all\n", ngroups - nshown,
+			   rest);
 	free(shown);
 	free(groups);
 }

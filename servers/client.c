@@ -961,7 +961,8 @@ json_t *client_list(struct client *c, enum client_list what, struct err *err)
 		if (!result)
 			goto out_free;
 		page = json_object_get(result, lists[what].key);
-		if (json_is_array(page) && over_caps(c, what, items, page, &bytes, &empty, err) < 0) {
+		if (json_is_array(page) &&
+		    over_caps(c, what, items, page, &bytes, &empty, err) < 0) {
 			json_decref(result);
 			goto out_free;
 		}

@@ -246,8 +246,8 @@ static void test_large_readme(void)
 		goto out;
 	for (i = 0; i < 3000; i++) {
 		snprintf(name, sizeof(name), "%s_%s_%zu", words[i % 3], verbs[i % 7], i);
-		json_array_append_new(tools, json_pack("{s:s,s:s}", "name", name, "description",
-						       "A tool."));
+		json_array_append_new(
+		    tools, json_pack("{s:s,s:s}", "name", name, "description", "A tool."));
 	}
 	json_array_append_new(tools, json_pack("{s:s}", "name", "ping"));
 	buf_init(&b, 1 << 20);
