@@ -17,6 +17,7 @@ run sh bench/codegen_render.sh
 run sh bench/search.sh
 run sh bench/pii_scan.sh
 run sh bench/mount_10k.sh
+run /usr/bin/python3 bench/tree_scale.py
 run /usr/bin/python3 bench/catalog_caps.py
 run /usr/bin/python3 bench/exec_bench.py build
 run /usr/bin/python3 bench/serve_bench.py build

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "codegen.h"
+#include "groups_i.h"
 #include "json_out_i.h"
 #include "names_i.h"
 #include "offers_i.h"
@@ -324,6 +325,21 @@ static void readme_tool(struct buf *list, const struct cg_tool *t)
 	buf_putc(list, '\n');
 }
 
+static void readme_groups(struct buf *list, const struct cg_server *s)
+{
+	const char **idents = malloc(s->ntools * sizeof(*idents));
+	size_t i;
+
+	if (!idents) {
+		buf_fail(list, -ENOMEM);
+		return;
+	}
+	for (i = 0; i < s->ntools; i++)
+		idents[i] = s->by_ident[i]->ident;
+	cg_readme_groups(list, s->ident, idents, s->ntools);
+	free(idents);
+}
+
 /* What the server said of itself at initialize, as a quote: a model reads
  * it before the tools. Lines are kept, each made one safe Markdown line. */
 static void readme_instructions(struct buf *out, const json_t *notes)
@@ -384,8 +400,11 @@ static int readme(const struct cg_server *s, struct buf *out)
 	buf_init(&instructions, README_MAX);
 	buf_init(&skipped, README_MAX);
 	buf_init(&offers, README_MAX);
-	for (i = 0; i < s->ntools; i++)
-		readme_tool(&list, s->by_ident[i]);
+	if (s->ntools > CG_README_LIST_MAX)
+		readme_groups(&list, s);
+	else
+		for (i = 0; i < s->ntools; i++)
+			readme_tool(&list, s->by_ident[i]);
 	if (!s->ntools)
 		buf_puts(&list, "(this server lists no tools)\n");
 	cg_md_line(&name, s->name, 200);

@@ -20,8 +20,13 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* A size or mtime change seen on lookup drops stale pages as well. */
 	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
 		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
-	/* Always plus: a listing is nearly always followed by opens or stats. */
-	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+	/* Plus (attributes with entries, so files rendered for their size)
+	 * only where lookups follow: the kernel asks for it at a listing's
+	 * start and after a lookup in the folder, so a walker that opens what it
+	 * lists gets it, and a bare `ls` of 10,000 tools renders one reply's
+	 * worth, not every file. */
+	if (conn->capable & FUSE_CAP_READDIRPLUS_AUTO)
+		conn->want |= FUSE_CAP_READDIRPLUS_AUTO;
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -182,7 +187,8 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 }
 
 /* Entries with their attributes: one request instead of a lookup per file
- * when a walker goes on to open what it listed. */
+ * when a walker goes on to open what it listed (the kernel's choice, see
+ * op_init). */
 static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			   struct fuse_file_info *fi)
 {

@@ -19,8 +19,6 @@
 #define CLIENT_VERSION "0.1.0"
 #define CLIENT_DEFAULT_TIMEOUT_S 60.0
 #define CLIENT_DEFAULT_CONNECT_TIMEOUT_S 30.0
-/* tools/list pages followed at most: a server whose cursors never end is broken. */
-#define CLIENT_MAX_PAGES 1000
 /* Server requests waiting for the worker at most; more are answered with an error. */
 #define CLIENT_MAX_QUEUED 256
 /* Server requests with the callers' askers at once, at most; more get
@@ -928,20 +926,28 @@ static const struct {
     [CLIENT_LIST_PROMPTS] = {"prompts/list", "prompts", "prompts"},
 };
 
-/* The catalog's caps: a page is under the message cap, but pages add up. */
+/* The catalog's caps: a page is under the message cap, but pages add up.
+ * Pages themselves are not capped (100,000 tools one per page is a catalog):
+ * each counts as at least one item, so a server whose cursors never end meets
+ * the item cap even with empty pages. */
 static int over_caps(struct client *c, enum client_list what, const json_t *items,
-		     const json_t *page, size_t *bytes, struct err *err)
+		     const json_t *page, size_t *bytes, size_t *empty, struct err *err)
 {
 	size_t max_items = c->sc->max_tools ? c->sc->max_tools : CONFIG_DEFAULT_MAX_TOOLS;
 	size_t max_bytes =
 	    c->sc->max_catalog_bytes ? c->sc->max_catalog_bytes : CONFIG_DEFAULT_MAX_CATALOG_BYTES;
 
 	*bytes += json_dumpb(page, NULL, 0, JSON_COMPACT);
+	*empty += !json_array_size(page);
 	if (json_array_size(items) + json_array_size(page) > max_items)
 		return err_set(err, EXIT_FAILED,
 			       "server '%s': %s: more than %zu %s (raise \"max_tools\" in its "
 			       "config)",
 			       c->sc->name, lists[what].method, max_items, lists[what].noun);
+	if (json_array_size(items) + json_array_size(page) + *empty > max_items)
+		return err_set(err, EXIT_FAILED,
+			       "server '%s': %s: %zu empty pages, and its cursors do not end",
+			       c->sc->name, lists[what].method, *empty);
 	if (*bytes > max_bytes)
 		return err_set(err, EXIT_FAILED,
 			       "server '%s': %s: more than %zu bytes of %s (raise "
@@ -956,14 +962,13 @@ json_t *client_list(struct client *c, enum client_list what, struct err *err)
 	double timeout = timeout_or(c->sc->timeout_s, CLIENT_DEFAULT_TIMEOUT_S);
 	const char *method = lists[what].method;
 	char *next = NULL;
-	size_t bytes = 0;
-	int n;
+	size_t bytes = 0, empty = 0;
 
 	if (!items) {
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
 	}
-	for (n = 0; n < CLIENT_MAX_PAGES; n++) {
+	for (;;) {
 		params = next ? json_pack("{s:s}", "cursor", next) : json_object();
 		free(next);
 		next = NULL;
@@ -971,7 +976,8 @@ json_t *client_list(struct client *c, enum client_list what, struct err *err)
 		if (!result)
 			goto out_free;
 		page = json_object_get(result, lists[what].key);
-		if (json_is_array(page) && over_caps(c, what, items, page, &bytes, err) < 0) {
+		if (json_is_array(page) &&
+		    over_caps(c, what, items, page, &bytes, &empty, err) < 0) {
 			json_decref(result);
 			goto out_free;
 		}
@@ -988,8 +994,6 @@ json_t *client_list(struct client *c, enum client_list what, struct err *err)
 		if (!next)
 			return items;
 	}
-	err_set(err, EXIT_FAILED, "server '%s': %s: more than %d pages", c->sc->name, method,
-		CLIENT_MAX_PAGES);
 out_free:
 	free(next);
 	json_decref(items);

@@ -203,6 +203,18 @@ def test_catalog_caps_are_configurable_with_a_clear_error(mcpfs):
     assert "more than 4000 bytes of tools (raise \"max_catalog_bytes\"" in p.stderr
 
 
+def test_catalog_pages_are_bounded_by_the_caps_not_counted(mcpfs):
+    """1,500 pages of one tool load (pages were capped at 1,000); a server
+    whose cursors never end meets the tool cap even with empty pages."""
+    mcpfs.write_config({"c": compat("--pages", "1500", "--per-page", "1")})
+    tools = mcpfs.json("tools", "c")
+    assert len(tools) == 1500 and tools[-1]["name"] == "t_1499_0"
+    mcpfs.write_config({"c": {**compat("--pages", "1000000", "--per-page", "0"),
+                              "max_tools": 50}})
+    p = mcpfs.run("tools", "c", check=1)
+    assert "tools/list: 51 empty pages, and its cursors do not end" in p.stderr
+
+
 def test_tools_and_generate_exit_3_when_a_server_cannot_be_reached(mcpfs, tmp_path):
     mcpfs.write_config({"ev": everything_stdio(), "gone": {"command": "/nonexistent/srv"}})
     p = mcpfs.run("tools", check=3)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../../codegen/codegen.h"
+#include "../../codegen/groups_i.h"
 #include "../../codegen/names_i.h"
 #include "../../codegen/text_i.h"
 #include "../../common/fsx.h"
@@ -225,6 +226,59 @@ static void test_templates(void)
 	rmdir(dir);
 }
 
+/* A server of more than CG_README_LIST_MAX tools: its README groups them by
+ * first word and stays a few KB; one at the limit lists every tool. */
+static void test_large_readme(void)
+{
+	const char *names[] = {"big"};
+	const char *words[] = {"issue", "repo", "user"};
+	const char *verbs[] = {"get", "list", "create", "delete", "update", "search", "sync"};
+	json_t *tools = json_array();
+	struct cg_server *s;
+	struct cg_root *r;
+	struct buf b;
+	char name[64];
+	size_t i;
+
+	r = cg_root_new(names, 1, CG_LANG_ALL, cg_templates_embedded());
+	CHECK(r != NULL && tools, "root");
+	if (!r || !tools)
+		goto out;
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "%s_%s_%zu", words[i % 3], verbs[i % 7], i);
+		json_array_append_new(
+		    tools, json_pack("{s:s,s:s}", "name", name, "description", "A tool."));
+	}
+	json_array_append_new(tools, json_pack("{s:s}", "name", "ping"));
+	buf_init(&b, 1 << 20);
+	s = cg_server_new(r, 0, tools, NULL, NULL);
+	CHECK(s && cg_server_render(s, "README.md", &b) == 0, "render a grouped README");
+	if (s && b.data) {
+		CHECK(b.len < 2048, "README of 3,001 tools is %zu bytes", b.len);
+		CHECK(strstr(b.data, "3001 tools.") &&
+			  strstr(b.data, "- `issue_*` (1000): create, delete, get, list, search, "
+					 "sync, …\n") &&
+			  strstr(b.data, "- `ping`\n") && strstr(b.data, "mcpfs search") &&
+			  !strstr(b.data, "issue_get_0`"),
+		      "groups: %s", b.data);
+	}
+	cg_server_free(s);
+	/* At the limit: every tool on a line of its own, as before. */
+	while (json_array_size(tools) > CG_README_LIST_MAX)
+		json_array_remove(tools, 0);
+	buf_reset(&b);
+	s = cg_server_new(r, 0, tools, NULL, NULL);
+	CHECK(s && cg_server_render(s, "README.md", &b) == 0 && b.data &&
+		  strstr(b.data, "- `ping`\n") && strstr(b.data, "- `user_delete_2999`: A tool.") &&
+		  !strstr(b.data, "mcpfs search"),
+	      "a list at the limit");
+	cg_server_free(s);
+	buf_free(&b);
+out:
+	json_decref(tools);
+	cg_root_free(r);
+}
+
 int main(void)
 {
 	test_bases();
@@ -232,6 +286,7 @@ int main(void)
 	test_langs();
 	test_escapes();
 	test_root_and_server();
+	test_large_readme();
 	test_templates();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

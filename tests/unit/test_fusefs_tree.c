@@ -371,7 +371,7 @@ static void test_server(struct fusefs_tree *t, const struct cg_root *r)
 	alpha = look(t, servers, "alpha", &st);
 	CHECK(alpha && S_ISDIR(st.st_mode), "servers/alpha is a directory");
 	CHECK(fake.calls[0] == 0, "looking at the folder itself starts nothing");
-	/* readdirplus, as the mount always asks: its entries count as lookups,
+	/* readdirplus, as the kernel asks where lookups follow: its entries count as lookups,
 	 * so their numbers stay while the kernel holds them. */
 	l.plus = true;
 	CHECK(list(t, alpha, &l, 2) == 0, "readdir servers/alpha");

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""The tree at scale (issue 27), each figure beside its baseline in the same
+run. The catalog comes from a real SDK server (tests/node/servers/
+big_catalog.mjs) serving N generated tools, P per tools/list page.
+  pages: 100,000 tools at several page sizes load (tools/list wall, peak RSS)
+  ls:    cold `ls` of a 10,000-tool folder (fresh mount, catalog loaded,
+         nothing rendered), and warm `ls` of ~100,000 entries against the
+         same tree from `mcpfs generate` on tmpfs
+  walk:  a warm walk of a 2,000-tool mount, os.walk opening and reading
+         every file and `find | xargs cat`, against tmpfs
+  rss:   the daemon's resident memory per tool after listing, and after a
+         full walk, at 10,000 tools
+  bytes: bytes an agent reads to find and call one tool (root README + the
+         server's README + one .py tool file, through the mount) against
+         `tools/list`'s JSON (compact, every page's tools in one array)
+MCPFS=path the binary, BASE=path a second binary measured beside it (e.g.
+the build before a change), PARTS=comma list of the parts above, ROUNDS the
+warm repetitions (best of)."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MCPFS = os.environ.get("MCPFS", str(REPO / "build" / "mcpfs"))
+BASE = os.environ.get("BASE", "")
+PARTS = os.environ.get("PARTS", "pages,ls,walk,rss,bytes").split(",")
+ROUNDS = int(os.environ.get("ROUNDS", "5"))
+SERVER = str(REPO / "tests" / "node" / "servers" / "big_catalog.mjs")
+
+
+class Mcpfs:
+    """A data root and config of servers NAME -> (tools, page size)."""
+
+    def __init__(self, binary: str, servers: dict):
+        self.binary = binary
+        self.work = Path(tempfile.mkdtemp(prefix="mcpfs-bench-scale-"))
+        self.point = self.work / "mnt"
+        self.point.mkdir()
+        self.cfg = self.work / "mcpfs.json"
+        self.cfg.write_text(json.dumps({"mcpServers": {
+            name: {"command": "node", "args": [SERVER, str(n), str(page)],
+                   "connect_timeout": 300, "timeout": 300, "max_tools": 200000,
+                   "max_catalog_bytes": 1 << 30}
+            for name, (n, page) in servers.items()}}))
+        self.env = {**os.environ, "MCPFS_ROOT": str(self.work / "root")}
+
+    def run(self, *args, **kw):
+        return subprocess.run([self.binary, "--config", str(self.cfg), *args], env=self.env,
+                              **kw)
+
+    def mount(self) -> int:
+        self.run("mount", str(self.point), check=True)
+        run = glob.glob(str(self.work / "root" / "run" / "mount-*.json"))
+        return json.loads(Path(run[0]).read_text())["pid"]
+
+    def unmount(self):
+        subprocess.run(["fusermount3", "-u", str(self.point)], capture_output=True)
+        time.sleep(0.3)
+
+    def close(self):
+        self.unmount()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def status_kb(pid: int, key: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def binaries():
+    yield "new", MCPFS
+    if BASE:
+        yield "base", BASE
+
+
+def part_pages():
+    print("| page size | build | exit | tools | wall | mcpfs peak RSS | error |")
+    print("|---|---|---|---|---|---|---|")
+    for page in (10000, 100, 1):
+        for label, binary in binaries():
+            m = Mcpfs(binary, {"big": (100000, page)})
+            try:
+                with open(m.work / "out", "w+b") as out, open(m.work / "err", "w+b") as err:
+                    t0 = time.monotonic()
+                    p = subprocess.Popen([binary, "--config", str(m.cfg), "tools", "big",
+                                          "--json"], env=m.env, stdout=out, stderr=err)
+                    hwm = 0
+                    while p.poll() is None:
+                        hwm = max(hwm, status_kb(p.pid, "VmHWM"))
+                        time.sleep(0.02)
+                    wall = time.monotonic() - t0
+                    out.seek(0)
+                    err.seek(0)
+                    tools = len(json.load(out)) if p.returncode == 0 else 0
+                    msg = err.read().decode().strip().replace("\n", " ")[:120]
+                print(f"| {page:,} | {label} | {p.returncode} | {tools:,} | {wall:.1f} s | "
+                      f"{hwm / 1024:.0f} MiB | {msg} |", flush=True)
+            finally:
+                m.close()
+
+
+def timed(cmd) -> float:
+    t0 = time.monotonic()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    return time.monotonic() - t0
+
+
+def part_ls():
+    for label, binary in binaries():
+        m = Mcpfs(binary, {"big": (10000, 1000)})
+        try:
+            m.mount()
+            folder = m.point / "servers" / "big"
+            os.stat(folder / "README.md")  # starts the server, loads the catalog
+            cold = timed(["ls", str(folder)])
+            n = len(os.listdir(folder))
+            print(f"cold ls of a 10,000-tool folder ({n:,} entries), {label}: "
+                  f"{cold * 1000:.0f} ms (goal <= 100 ms)", flush=True)
+        finally:
+            m.close()
+    tools = 33333  # three files each, plus README.md and __init__.py: 100,001 entries
+    for label, binary in binaries():
+        m = Mcpfs(binary, {"big": (tools, 1000)})
+        shm = Path(tempfile.mkdtemp(prefix="mcpfs-bench-scale-", dir="/dev/shm"))
+        try:
+            m.run("generate", "--out", str(shm / "gen"), check=True, stdout=subprocess.DEVNULL)
+            m.mount()
+            folder, gen = m.point / "servers" / "big", shm / "gen" / "servers" / "big"
+            subprocess.run(["ls", str(folder)], stdout=subprocess.DEVNULL, check=True)
+            mnt_s, tmp_s = float("inf"), float("inf")
+            for _ in range(ROUNDS):
+                mnt_s = min(mnt_s, timed(["ls", str(folder)]))
+                tmp_s = min(tmp_s, timed(["ls", str(gen)]))
+            n = len(os.listdir(folder))
+            print(f"warm ls of {n:,} entries, {label}: mount {mnt_s * 1000:.0f} ms, tmpfs "
+                  f"{tmp_s * 1000:.0f} ms, ratio {mnt_s / tmp_s:.2f}x (goal <= 2x)", flush=True)
+        finally:
+            m.close()
+            shutil.rmtree(shm, ignore_errors=True)
+
+
+def os_walk_read(top: Path) -> float:
+    t0 = time.monotonic()
+    for d, _, files in os.walk(top):
+        for f in files:
+            with open(os.path.join(d, f), "rb") as fh:
+                fh.read()
+    return time.monotonic() - t0
+
+
+def find_cat(top: Path) -> float:
+    t0 = time.monotonic()
+    subprocess.run(f"find '{top}' -type f -print0 | xargs -0 cat > /dev/null", shell=True,
+                   check=True)
+    return time.monotonic() - t0
+
+
+def part_walk():
+    for label, binary in binaries():
+        m = Mcpfs(binary, {"big": (2000, 1000)})
+        shm = Path(tempfile.mkdtemp(prefix="mcpfs-bench-scale-", dir="/dev/shm"))
+        try:
+            gen = shm / "gen"
+            m.run("generate", "--out", str(gen), check=True, stdout=subprocess.DEVNULL)
+            m.mount()
+            os_walk_read(m.point)
+            find_cat(m.point)
+            same = subprocess.run(["diff", "-r", "-q", str(gen), str(m.point)],
+                                  capture_output=True).returncode == 0
+            for name, fn in (("os.walk + open + read", os_walk_read), ("find | cat", find_cat)):
+                mnt_s, tmp_s = float("inf"), float("inf")
+                for _ in range(ROUNDS):
+                    mnt_s = min(mnt_s, fn(m.point))
+                    tmp_s = min(tmp_s, fn(gen))
+                print(f"warm walk of a 2,000-tool mount, {name}, {label}: mount "
+                      f"{mnt_s * 1000:.0f} ms, tmpfs {tmp_s * 1000:.0f} ms, ratio "
+                      f"{mnt_s / tmp_s:.2f}x (goal <= 1.5x)", flush=True)
+            print(f"mount == generate (diff -r), {label}: {'yes' if same else 'NO'}")
+        finally:
+            m.close()
+            shutil.rmtree(shm, ignore_errors=True)
+
+
+def part_rss():
+    tools = 10000
+    for label, binary in binaries():
+        m = Mcpfs(binary, {"big": (tools, 1000)})
+        try:
+            pid = m.mount()
+            idle = status_kb(pid, "VmRSS")
+            folder = m.point / "servers" / "big"
+            subprocess.run(["ls", str(folder)], stdout=subprocess.DEVNULL, check=True)
+            listed = status_kb(pid, "VmRSS")
+            find_cat(m.point)
+            walked = status_kb(pid, "VmRSS")
+            print(f"daemon RSS at {tools:,} tools, {label}: before {idle / 1024:.1f} MB, after "
+                  f"listing {listed / 1024:.1f} MB ({(listed - idle) * 1024 / tools:,.0f} B per "
+                  f"tool; goal <= 2 KB), after a full walk {walked / 1024:.1f} MB (goal <= 32 MB)",
+                  flush=True)
+        finally:
+            m.close()
+
+
+def part_bytes():
+    shapes = (("1,000 tools on one server", {"big": (1000, 0)}),
+              ("10,000 tools over 10 servers", {f"s{i}": (1000, 0) for i in range(10)}),
+              ("100,000 tools on one server", {"big": (100000, 1000)}))
+    print("| shape | build | tools/list bytes | root README | server README | tool file | "
+          "total | fewer |")
+    print("|---|---|---|---|---|---|---|---|")
+    for shape, servers in shapes:
+        for label, binary in binaries():
+            m = Mcpfs(binary, servers)
+            try:
+                listed = 0
+                for name in servers:
+                    p = m.run("tools", name, "--json", check=True, capture_output=True)
+                    tools = json.loads(p.stdout)
+                    listed += len(json.dumps({"tools": tools}, separators=(",", ":")))
+                m.mount()
+                server = next(iter(servers))
+                root = len((m.point / "README.md").read_bytes())
+                readme = len((m.point / "servers" / server / "README.md").read_bytes())
+                tool = len((m.point / "servers" / server / "github_create_000168.py").read_bytes())
+                total = root + readme + tool
+                print(f"| {shape} | {label} | {listed:,} | {root:,} | {readme:,} | {tool:,} | "
+                      f"{total:,} | {100 * (1 - total / listed):.2f}% |", flush=True)
+            finally:
+                m.close()
+
+
+def main() -> int:
+    if not os.access("/dev/fuse", os.R_OK | os.W_OK):
+        print("SKIP: no usable /dev/fuse")
+        return 0
+    for part in PARTS:
+        print(f"\n-- {part}")
+        globals()[f"part_{part}"]()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
