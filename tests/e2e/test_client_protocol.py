@@ -45,6 +45,20 @@ def test_task_timeout_cancels_the_task(mcpfs):
     assert "sent tasks/cancel for task" in log, log[-2000:]
 
 
+def test_run_timeout_cancels_its_task(mcpfs, host_unchanged):  # noqa: F811
+    # The research task takes about 10 s; the run ends at 3 s. The server must
+    # hear tasks/cancel for it (and answer it) before mcpfs lets it go.
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, "from servers.everything import simulate_research_query\n"
+                             "print(simulate_research_query(topic='ants'))\n",
+                      "--timeout", "3")
+    assert res["timed_out"], res
+    log = (mcpfs.root / "logs" / "everything.log").read_text()
+    sent = [line for line in log.splitlines() if "sent tasks/cancel for task" in line]
+    assert len(sent) == 1, log[-2000:]
+    assert sent[0].rstrip().split("sent tasks/cancel for task ")[1].count(" ") == 0, sent
+
+
 def test_initialize_bounded_by_timeout_and_never_cancelled(mcpfs):
     (mcpfs.tmp / "heard").mkdir()
     if os.geteuid() == 0:  # a shared server's sandbox writes as uid 64001
