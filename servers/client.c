@@ -48,6 +48,10 @@ struct pending {
 
 struct queued {
 	json_t *msg; /* new: a server request */
+	/* The id of our request whose HTTP response stream carried it: the
+	 * call it belongs to, known exactly. */
+	json_int_t rel;
+	bool has_rel;
 	struct queued *next;
 };
 
@@ -224,7 +228,7 @@ static void on_notification(struct client *c, const json_t *msg)
 	}
 }
 
-static void enqueue_request(struct client *c, json_t *msg)
+static void enqueue_request(struct client *c, json_t *msg, const json_t *rel)
 {
 	struct queued *q = NULL;
 
@@ -233,6 +237,8 @@ static void enqueue_request(struct client *c, json_t *msg)
 		q = calloc(1, sizeof(*q));
 	if (q) {
 		q->msg = msg;
+		q->has_rel = json_is_integer(rel);
+		q->rel = json_integer_value(rel);
 		*c->queue_tail = q;
 		c->queue_tail = &q->next;
 		c->nqueued++;
@@ -246,7 +252,7 @@ static void enqueue_request(struct client *c, json_t *msg)
 }
 
 /* From the transport (its thread, or the caller's inside send()). */
-static void sink_message(void *ctx, json_t *msg)
+static void sink_message(void *ctx, json_t *msg, const json_t *rel)
 {
 	struct client *c = ctx;
 
@@ -255,7 +261,7 @@ static void sink_message(void *ctx, json_t *msg)
 		on_response(c, msg);
 		return;
 	case JSONRPC_REQUEST:
-		enqueue_request(c, msg);
+		enqueue_request(c, msg, rel);
 		return;
 	case JSONRPC_NOTIFICATION:
 		on_notification(c, msg);
@@ -377,17 +383,22 @@ static bool askable(const json_t *req)
 	return !strcmp(method, "elicitation/create") && (!mode || !strcmp(mode, "form"));
 }
 
-/* The call a server request belongs to, with lock held: the one call in
- * flight, or the first of several that share one asker. NULL when a call
- * without an asker, or with another asker, could have asked: the request
- * cannot be told apart, and mcpfs answers it itself rather than show one
- * caller's question to another. Requests without hooks (lists, logging)
- * ask nothing of anybody. */
-static struct pending *asker_of_locked(struct client *c)
+/* The call a server request belongs to, with lock held. Over Streamable
+ * HTTP the request came on that call's own response stream (@q->rel): that
+ * call, if it has an asker. Else the one call in flight, or the first of
+ * several that share one asker. NULL when a call without an asker, or with
+ * another asker, could have asked: the request cannot be told apart, and
+ * mcpfs answers it itself rather than show one caller's question to
+ * another. Requests without hooks (lists, logging) ask nothing of anybody. */
+static struct pending *asker_of_locked(struct client *c, const struct queued *q)
 {
 	const struct client_asker *a;
 	struct pending *p, *found = NULL;
 
+	if (q->has_rel) {
+		p = find_pending(c, q->rel);
+		return p && !p->done && p->hooks && p->hooks->asker ? p : NULL;
+	}
 	for (p = c->pending; p; p = p->next) {
 		if (!p->hooks || p->done)
 			continue;
@@ -443,12 +454,13 @@ static void *ask_main(void *arg)
 	return NULL;
 }
 
-/* Hand @req (borrowed) to the asker of the call it belongs to, on a thread
+/* Hand @q's request to the asker of the call it belongs to, on a thread
  * of its own: a person may take minutes, and the worker must go on
  * answering pings. False when there is none (or no thread): the caller
  * answers. */
-static bool ask_caller(struct client *c, json_t *req)
+static bool ask_caller(struct client *c, const struct queued *q)
 {
+	json_t *req = q->msg;
 	struct asking *a = askable(req) ? calloc(1, sizeof(*a)) : NULL;
 	pthread_attr_t attr;
 	pthread_t th;
@@ -457,7 +469,7 @@ static bool ask_caller(struct client *c, json_t *req)
 	if (!a)
 		return false;
 	pthread_mutex_lock(&c->lock);
-	a->p = c->nasking < CLIENT_MAX_ASKING ? asker_of_locked(c) : NULL;
+	a->p = c->nasking < CLIENT_MAX_ASKING ? asker_of_locked(c, q) : NULL;
 	if (a->p) {
 		if (!a->p->ask_ready)
 			cancel_init(&a->p->ask_end);
@@ -505,7 +517,7 @@ static void *worker_main(void *arg)
 			c->queue_tail = &c->queue;
 		c->nqueued--;
 		pthread_mutex_unlock(&c->lock);
-		if (!ask_caller(c, q->msg))
+		if (!ask_caller(c, q))
 			send_answer(c, q->msg, answer(c, q->msg));
 		json_decref(q->msg);
 		free(q);
