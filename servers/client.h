@@ -41,6 +41,12 @@ struct client_asker {
 	json_t *(*ask)(void *ctx, const char *method, json_t *params, struct cancel *cancel,
 		       int *code, struct err *err);
 	void *ctx;
+	/* Told of the progress of each tools/call made for it (the server's
+	 * notifications, a task's status messages), with the configured server
+	 * and MCP tool names, as client_progress_fn: must not block. NULL: not
+	 * told. */
+	void (*progress)(void *ctx, const char *server, const char *tool, double progress,
+			 double total, const char *message);
 };
 
 /* What a caller of client_call_tool hears of its call on the connection's

@@ -45,6 +45,53 @@ def test_task_timeout_cancels_the_task(mcpfs):
     assert "sent tasks/cancel for task" in log, log[-2000:]
 
 
+PROGRESS_PY = """
+import json
+from servers._runtime import on_progress
+from servers.everything import simulate_research_query, trigger_long_running_operation
+seen = []
+on_progress(seen.append)
+simulate_research_query(topic='ants')
+trigger_long_running_operation(duration=2, steps=4)
+print(json.dumps(seen))
+"""
+
+PROGRESS_TS = """
+import { onProgress } from "./servers/_runtime";
+import * as everything from "./servers/everything";
+const seen: unknown[] = [];
+onProgress((p) => seen.push(p));
+await everything.simulate_research_query({ topic: "ants" });
+await everything.trigger_long_running_operation({ duration: 2, steps: 4 });
+console.log(JSON.stringify(seen));
+"""
+
+
+def check_progress(seen):
+    task = [s for s in seen if s["tool"] == "simulate-research-query"]
+    steps = [s for s in seen if s["tool"] == "trigger-long-running-operation"]
+    assert all(s["server"] == "everything" for s in seen), seen
+    # The task's status messages, polled with tasks/get.
+    assert task and all(s.get("message") for s in task), seen
+    # The server's own notifications, with their totals.
+    assert steps and all(s["total"] == 4 for s in steps), seen
+    assert [s["progress"] for s in steps] == sorted(s["progress"] for s in steps), seen
+
+
+def test_progress_reaches_jailed_python(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, PROGRESS_PY)
+    assert res["exit_code"] == 0, (p.stderr, res)
+    check_progress(json.loads(res["stdout"]))
+
+
+def test_progress_reaches_jailed_typescript(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, PROGRESS_TS, lang="typescript")
+    assert res["exit_code"] == 0, (p.stderr, res)
+    check_progress(json.loads(res["stdout"]))
+
+
 def test_run_timeout_cancels_its_task(mcpfs, host_unchanged):  # noqa: F811
     # The research task takes about 10 s; the run ends at 3 s. The server must
     # hear tasks/cancel for it (and answer it) before mcpfs lets it go.
