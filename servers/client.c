@@ -1005,12 +1005,18 @@ json_t *client_list_tools(struct client *c, struct err *err)
 
 bool client_offers(struct client *c, const char *capability)
 {
-	bool offers;
+	const char *s = capability, *dot;
+	char key[64];
+	json_t *v;
 
 	pthread_mutex_lock(&c->lock);
-	offers = json_is_object(json_object_get(c->caps, capability));
+	for (v = c->caps; v && *s; s = dot ? dot + 1 : s + strlen(s)) {
+		dot = strchr(s, '.');
+		snprintf(key, sizeof(key), "%.*s", (int)(dot ? (size_t)(dot - s) : strlen(s)), s);
+		v = json_object_get(v, key);
+	}
 	pthread_mutex_unlock(&c->lock);
-	return offers;
+	return json_is_object(v);
 }
 
 json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,

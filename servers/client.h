@@ -100,7 +100,8 @@ const char *client_list_method(enum client_list what);
 /* client_list(c, CLIENT_LIST_TOOLS, err). */
 json_t *client_list_tools(struct client *c, struct err *err);
 
-/* Whether the server declared @capability ("resources", "prompts", ...) at
+/* Whether the server declared @capability ("resources", "prompts", ...; a
+ * dotted path names a member inside one: "tasks.requests.tools.call") at
  * initialize. */
 bool client_offers(struct client *c, const char *capability);
 
@@ -112,7 +113,7 @@ bool client_offers(struct client *c, const char *capability);
 json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,
 			 const struct client_call_hooks *hooks, struct err *err);
 
-/* tools/call for a tool whose execution.taskSupport is "required": the
+/* tools/call as a task (a tool whose execution.taskSupport asks or allows it): the
  * server answers with a task, polled with tasks/get at its own interval
  * (each status message goes to hooks->progress), then tasks/result gives
  * the CallToolResult. On timeout or cancellation the server gets

@@ -1,6 +1,8 @@
 """The rest of MCP on the client side: a tool that requires a task
 (server-everything's simulate-research-query) is called as one, from the
-command line and from jailed code, and cancelled on timeout; initialize is
+command line and from jailed code, and cancelled on timeout, also the run's;
+a tool that allows one (tests/node/servers/sdk_tasks.mjs) is called as one;
+progress reaches jailed Python and TypeScript; initialize is
 bounded by `call --timeout` and never cancelled (the spec forbids it); form
 elicitation is declared and answered, URL mode refused with -32602;
 "logLevel" is sent as logging/setLevel and the server's messages land in
@@ -11,7 +13,7 @@ import socket
 import subprocess
 import time
 
-from conftest import everything_stdio
+from conftest import TEST_SERVERS, everything_stdio
 from conftest_executor import exec_config, host_unchanged, run_code  # noqa: F401
 
 
@@ -90,6 +92,26 @@ def test_progress_reaches_jailed_typescript(mcpfs, host_unchanged):  # noqa: F81
     p, res = run_code(mcpfs, PROGRESS_TS, lang="typescript")
     assert res["exit_code"] == 0, (p.stderr, res)
     check_progress(json.loads(res["stdout"]))
+
+
+def test_optional_task_tool_is_called_as_a_task(mcpfs, host_unchanged):  # noqa: F811
+    # crunch allows a task (taskSupport "optional") on a server that takes
+    # them: called as one, its status messages reach the code as progress;
+    # called plainly, the SDK would poll for itself and none would.
+    mcpfs.write_config({"tasks": {"command": "node",
+                                  "args": [str(TEST_SERVERS / "sdk_tasks.mjs")]}})
+    p, res = run_code(mcpfs, "import json\n"
+                             "from servers._runtime import on_progress\n"
+                             "from servers.tasks import crunch\n"
+                             "seen = []\n"
+                             "on_progress(seen.append)\n"
+                             "print(crunch(steps=3))\n"
+                             "print(json.dumps(seen))\n")
+    assert res["exit_code"] == 0, (p.stderr, res)
+    out, seen = res["stdout"].splitlines()
+    assert out == "crunched 3 stages", res
+    messages = [s.get("message") for s in json.loads(seen)]
+    assert "stage 1 of 3" in messages or "stage 2 of 3" in messages, messages
 
 
 def test_run_timeout_cancels_its_task(mcpfs, host_unchanged):  # noqa: F811
