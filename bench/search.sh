@@ -16,8 +16,11 @@ cats=${MCPFS_SHARED_CATALOG:-../shared/catalog}
 [ -d "$cats" ] || { echo "search: $cats is missing"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The server's folder beside the data root, not above it: a server's
+# sandbox never binds a folder that holds the data root.
+mkdir "$tmp/files"
 printf '{"mcpServers": {"filesystem": {"command": "node", "args": ["%s/servers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", "%s"]}}}\n' \
-	"$PWD" "$tmp" > "$tmp/config.json"
+	"$PWD" "$tmp/files" > "$tmp/config.json"
 build/mcpfs --config "$tmp/config.json" --root "$tmp/root" tools filesystem --json > "$tmp/filesystem.json"
 build/bench/search_eval tests/search/queries.tsv tests/search/queries_dev.tsv \
 	tests/search/queries_holdout.tsv "$cats"/*.json "$tmp/filesystem.json"

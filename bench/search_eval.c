@@ -155,6 +155,7 @@ int main(int argc, char **argv)
 	    {"- values weigh less", SEARCH_F_VALUES},
 	    {"- acts weigh half", SEARCH_F_ACTS},
 	    {"- floor per query", SEARCH_F_GATE},
+	    {"- score reach", SEARCH_F_REACH},
 	    {"- score floor", SEARCH_F_THRESHOLD},
 	    {"plain BM25", SEARCH_F_ALL & ~SEARCH_F_PARAMS & ~SEARCH_F_THRESHOLD},
 	};

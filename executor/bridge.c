@@ -199,6 +199,11 @@ static int conn_try_send(struct conn *c, json_t *msg)
 	return rc;
 }
 
+int bridge_try_send(struct conn *c, json_t *msg)
+{
+	return conn_try_send(c, msg);
+}
+
 /* Send @res (borrowed) as the result for @id. Returns as conn_send. */
 int bridge_reply_result(struct conn *c, json_t *id, json_t *res)
 {

@@ -16,6 +16,11 @@
  *                     {s: s}} -> the MCP GetPromptResult ({"messages": [...]})
  *   checkpoint/set   {"step": n, "last_task": s, "context": {...}} -> {}
  *   checkpoint/get   {} -> the checkpoint object, or null
+ * While a tools/call waits, the server's progress on it (its notifications,
+ * a task's status messages) may come as
+ *   {"method": "notifications/progress", "params": {"id": <the request's id>,
+ *    "server", "tool", "progress", "total"?, "message"?}}
+ * sent only when the connection has room at once: progress may be lost.
  * Several requests may be in flight on one connection; replies carry their
  * ids and may come in any order. Errors are JSON-RPC errors with a one-line
  * message. Lines are capped (MCPFS_BRIDGE_MAX_LINE); a longer one is an error.

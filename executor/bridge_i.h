@@ -143,4 +143,9 @@ int bridge_reply_result(struct conn *c, json_t *id, json_t *res);
  * code from the server connection's reader thread (see bridge.c). */
 void bridge_pass_result(void *ctx, json_t *result);
 
+/* Send @msg (borrowed) now if the connection has room and nobody else is
+ * writing, else not at all: for what may be dropped (progress). Never
+ * blocks. Returns 0 or a negative errno. */
+int bridge_try_send(struct conn *c, json_t *msg);
+
 #endif

@@ -60,12 +60,44 @@ static void call_opts(struct bridge *b, struct request *rq, struct hub_call_opts
 	}
 }
 
+/* A tools/call's progress, for client_call_hooks.progress. */
+struct call_progress {
+	struct bridge *b;
+	struct request *rq;
+	const char *server, *tool;
+};
+
+/* Progress of a call goes to the code that made it, as a notification on
+ * its connection ("id": the code's request), and to the host behind the
+ * run (the asker). Dropped, not waited for, when the code's connection has
+ * no room: a later one says more. */
+static void pass_progress(void *ctx, double progress, double total, const char *message)
+{
+	const struct call_progress *cp = ctx;
+	const struct client_asker *host = cp->b->asker;
+	json_t *n = json_pack("{s:s,s:s,s:{s:O,s:s,s:s,s:f}}", "jsonrpc", "2.0", "method",
+			      "notifications/progress", "params", "id", cp->rq->id, "server",
+			      cp->server, "tool", cp->tool, "progress", progress);
+	json_t *p = json_object_get(n, "params");
+
+	if (p && total >= 0)
+		json_object_set_new(p, "total", json_real(total));
+	if (p && message)
+		json_object_set_new(p, "message", json_string(message));
+	if (n && cp->rq->id)
+		bridge_try_send(cp->rq->c, n);
+	json_decref(n);
+	if (host && host->progress)
+		host->progress(host->ctx, cp->server, cp->tool, progress, total, message);
+}
+
 static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params, int *code,
 			    struct err *err)
 {
 	const char *server = bridge_plain_string(params, "server");
 	const char *tool = bridge_plain_string(params, "name");
 	json_t *args = json_object_get(params, "arguments");
+	struct call_progress cp = {b, rq, server, tool};
 	struct hub_call_opts o = {0};
 	json_t *res;
 	double t0, ms;
@@ -79,6 +111,8 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 		return NULL;
 	}
 	call_opts(b, rq, &o);
+	o.hooks.progress = pass_progress;
+	o.hooks.progress_ctx = &cp;
 	t0 = clock_now_ms();
 	if (!slot_take(b)) {
 		*code = RPC_FAILED;

@@ -48,6 +48,13 @@ static const float field_b[NFIELDS] = {0.3f, 0.3f, 0.5f, 0.75f, 0.75f, 0.5f, 0.7
 #define GATE_K 5
 #define CONF_MIN 0.25f
 #define CONF_RESULT 0.1f
+/* And that tool's score must reach REACH_MIN of the query's reach: the
+ * score of a tool that had every query word at the floor's weight, in its
+ * name, saturated (SEARCH_F_REACH). Coverage alone counts a word once
+ * whether the tool's name says it or its fifth sentence mentions it in
+ * passing; the score tells them apart ("translate this paragraph": two
+ * words deep in a file reader's description). Measured: BENCHMARKS.md. */
+#define REACH_MIN 0.05f
 
 /* One term of one doc while the doc is indexed. */
 struct occ {
@@ -602,7 +609,7 @@ static size_t search_rank(struct search_index *ix, const char *text, size_t *nte
 	size_t i, n = 0, nc = 0;
 	struct search_acc *a;
 	struct search_hit h;
-	float best = 0;
+	float best = 0, reach;
 
 	search_terms(text, strlen(text),
 		     SEARCH_TEXT_STOP | (ix->features & SEARCH_F_PHRASES ? SEARCH_TEXT_PHRASES : 0),
@@ -637,8 +644,10 @@ static size_t search_rank(struct search_index *ix, const char *text, size_t *nte
 	*nclosest = nc;
 	/* The floor decides once for the query, on the best few by score:
 	 * one tool that fits makes its neighbours worth showing. */
+	reach = ix->features & SEARCH_F_REACH ? REACH_MIN * q.total * (K1 + 1) : 0;
 	for (i = 0; i < n && i < GATE_K; i++)
-		best = hits[i].conf > best ? hits[i].conf : best;
+		if (hits[i].conf > best && hits[i].score >= reach)
+			best = hits[i].conf;
 	return fl && gate && best < CONF_MIN ? 0 : n;
 }
 

@@ -13,7 +13,9 @@
  * lexical database (WordNet) measured worse: its everyday senses match
  * too much (BENCHMARKS.md). The floor is decided per query on the best five
  * by score: one must cover a quarter of the query's IDF-weighted words, where
- * a word no tool has weighs most and values and acts less (search/index.c).
+ * a word no tool has weighs most and values and acts less, and score a
+ * twentieth of what a tool matching every word in its name would
+ * (search/index.c).
  * What each part adds, measured on task-worded queries and on queries held
  * back from tuning: BENCHMARKS.md, "tool search (issue 20)". Results come
  * best first, ties in (server, tool) order, so the same index and query
@@ -56,7 +58,9 @@ enum search_feature {
 	SEARCH_F_VALUES = 1u << 7,    /* values (numbers, names) weigh less in the floor */
 	SEARCH_F_ACTS = 1u << 8,      /* acts ("create") weigh half in the floor */
 	SEARCH_F_GATE = 1u << 9,      /* the floor decides per query, not per tool */
-	SEARCH_F_ALL = (1u << 10) - 1,
+	SEARCH_F_REACH = 1u << 10,    /* the tool that passes must reach a share of the
+					 query's best possible score */
+	SEARCH_F_ALL = (1u << 11) - 1,
 };
 
 struct search_opts {

@@ -233,6 +233,21 @@ void serve_engine_tool_called(struct serve_engine *e, const char *session, const
 	pthread_mutex_unlock(&e->lock);
 }
 
+void mcp_call_tool_progress(void *ctx, const char *server, const char *tool, double progress,
+			    double total, const char *message)
+{
+	struct mcp_call *call = ctx;
+	char of[48] = "";
+
+	if (total >= 0)
+		snprintf(of, sizeof(of), "/%g", total);
+	pthread_mutex_lock(&call->conn->lock);
+	snprintf(call->tool_progress, sizeof(call->tool_progress), "%s.%s: %g%s%s%.160s", server,
+		 tool, progress, of, message ? " " : "", message ? message : "");
+	call->tool_progress_new = true;
+	pthread_mutex_unlock(&call->conn->lock);
+}
+
 /* The progress due on @c's runs, appended to @out (grown as needed). Under
  * e->lock. */
 static void progress_due(struct mcp_conn *c, double now, struct ticker_msg **out, size_t *n,
@@ -241,16 +256,19 @@ static void progress_due(struct mcp_conn *c, double now, struct ticker_msg **out
 	struct mcp_call *call;
 	struct ticker_msg *grown;
 	unsigned calls;
-	char text[128];
+	char text[384];
+	bool note;
 
 	pthread_mutex_lock(&c->lock);
 	for (call = c->calls; call; call = call->next) {
 		if (!call->progress || call->cancelled)
 			continue;
 		calls = atomic_load(&call->tool_calls);
-		if (calls == call->tool_calls_sent && now - call->sent_s < HEARTBEAT_S)
+		if (calls == call->tool_calls_sent && !call->tool_progress_new &&
+		    now - call->sent_s < HEARTBEAT_S)
 			continue;
-		/* One notification per tool call, or a heartbeat when none came. */
+		/* One notification per tool call, or a heartbeat when none came;
+		 * the last with a server's progress on a call, if new. */
 		do {
 			if (*n == *cap) {
 				grown = realloc(*out, (*cap ? 2 * *cap : 8) * sizeof(**out));
@@ -263,9 +281,12 @@ static void progress_due(struct mcp_conn *c, double now, struct ticker_msg **out
 				call->tool_calls_sent++;
 			call->sent_s = now;
 			call->seq++;
-			snprintf(text, sizeof(text), "%u tool call%s, %.1f s",
+			note = call->tool_calls_sent == calls && call->tool_progress_new;
+			snprintf(text, sizeof(text), "%u tool call%s, %.1f s%s%s",
 				 call->tool_calls_sent, call->tool_calls_sent == 1 ? "" : "s",
-				 now - call->started_s);
+				 now - call->started_s, note ? "; " : "",
+				 note ? call->tool_progress : "");
+			call->tool_progress_new = call->tool_progress_new && !note;
 			(*out)[*n].msg = json_pack("{s:s,s:s,s:{s:O,s:I,s:s}}", "jsonrpc", "2.0",
 						   "method", "notifications/progress", "params",
 						   "progressToken", call->token, "progress",

@@ -589,7 +589,7 @@ static int tools_call(struct mcp_conn *c, json_t *id, json_t *params, struct rpc
 	}
 	cancel_init(&call->cancel);
 	call->conn = c;
-	call->asker = (struct client_asker){mcp_call_ask, call};
+	call->asker = (struct client_asker){mcp_call_ask, call, mcp_call_tool_progress};
 	call->tool = tool;
 	call->id = json_deep_copy(id);
 	call->args = args ? json_deep_copy(args) : json_object();

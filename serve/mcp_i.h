@@ -33,7 +33,11 @@ struct mcp_call {
 	unsigned seq;		   /* progress notifications sent */
 	unsigned progress_sending; /* taken by the ticker, not yet sent: the result waits */
 	double started_s, sent_s;  /* clock_now_s() of the run's start, of the last progress */
-	struct mcp_call *next;	   /* protected by conn->lock */
+	/* The latest progress a server gave on one of the run's tool calls,
+	 * and whether it is yet to be sent (protected by conn->lock). */
+	char tool_progress[256];
+	bool tool_progress_new;
+	struct mcp_call *next; /* protected by conn->lock */
 };
 
 struct mcp_conn {
@@ -71,6 +75,11 @@ struct run;
 bool mcp_call_run_begin(struct mcp_call *call, struct run *run);
 /* The run is over (its result taken): it no longer belongs to the call. */
 void mcp_call_run_end(struct mcp_call *call);
+/* A client_asker's progress for @ctx, a struct mcp_call: the progress of
+ * one of its run's tool calls, sent to the host with the run's next
+ * progress notification (engine.c). */
+void mcp_call_tool_progress(void *ctx, const char *server, const char *tool, double progress,
+			    double total, const char *message);
 /* The ticker sent one of @call's progress notifications it had taken. */
 void mcp_call_progress_sent(struct mcp_call *call);
 /* The client cancelled the call. */

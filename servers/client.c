@@ -236,17 +236,22 @@ static bool askable(const json_t *req)
 	return !strcmp(method, "elicitation/create") && (!mode || !strcmp(mode, "form"));
 }
 
-/* The call a server request belongs to, with lock held: the one call in
- * flight, or the first of several that share one asker. NULL when a call
- * without an asker, or with another asker, could have asked: the request
- * cannot be told apart, and mcpfs answers it itself rather than show one
- * caller's question to another. Requests without hooks (lists, logging)
- * ask nothing of anybody. */
-static struct pending *asker_of_locked(struct client *c)
+/* The call a server request belongs to, with lock held. Over Streamable
+ * HTTP the request came on that call's own response stream (@rel, the id of
+ * our request): that call, if it has an asker. Else the one call in flight,
+ * or the first of several that share one asker. NULL when a call without an
+ * asker, or with another asker, could have asked: the request cannot be told
+ * apart, and mcpfs answers it itself rather than show one caller's question
+ * to another. Requests without hooks (lists, logging) ask nothing of anybody. */
+static struct pending *asker_of_locked(struct client *c, const json_t *rel)
 {
 	const struct client_asker *a;
 	struct pending *p, *found = NULL;
 
+	if (json_is_integer(rel)) {
+		p = find_pending(c, json_integer_value(rel));
+		return p && !p->done && p->hooks && p->hooks->asker ? p : NULL;
+	}
 	for (p = c->pending; p; p = p->next) {
 		if (!p->hooks || p->done)
 			continue;
@@ -264,11 +269,11 @@ static struct pending *asker_of_locked(struct client *c)
  * Chosen now, not when the worker takes it: by then a call that was in
  * flight beside it may have ended, and the request would look like the
  * other call's. */
-static struct pending *reserve_asker_locked(struct client *c, const json_t *req)
+static struct pending *reserve_asker_locked(struct client *c, const json_t *req, const json_t *rel)
 {
 	struct pending *p;
 
-	if (!askable(req) || c->nasking >= CLIENT_MAX_ASKING || !(p = asker_of_locked(c)))
+	if (!askable(req) || c->nasking >= CLIENT_MAX_ASKING || !(p = asker_of_locked(c, rel)))
 		return NULL;
 	if (!p->ask_ready)
 		cancel_init(&p->ask_end);
@@ -285,7 +290,7 @@ static void release_asker_locked(struct client *c, struct pending *p)
 	pthread_cond_broadcast(&p->cond);
 }
 
-static void enqueue_request(struct client *c, json_t *msg)
+static void enqueue_request(struct client *c, json_t *msg, const json_t *rel)
 {
 	struct queued *q = NULL;
 
@@ -294,7 +299,7 @@ static void enqueue_request(struct client *c, json_t *msg)
 		q = calloc(1, sizeof(*q));
 	if (q) {
 		q->msg = msg;
-		q->p = reserve_asker_locked(c, msg);
+		q->p = reserve_asker_locked(c, msg, rel);
 		*c->queue_tail = q;
 		c->queue_tail = &q->next;
 		c->nqueued++;
@@ -308,7 +313,7 @@ static void enqueue_request(struct client *c, json_t *msg)
 }
 
 /* From the transport (its thread, or the caller's inside send()). */
-static void sink_message(void *ctx, json_t *msg)
+static void sink_message(void *ctx, json_t *msg, const json_t *rel)
 {
 	struct client *c = ctx;
 
@@ -317,7 +322,7 @@ static void sink_message(void *ctx, json_t *msg)
 		on_response(c, msg);
 		return;
 	case JSONRPC_REQUEST:
-		enqueue_request(c, msg);
+		enqueue_request(c, msg, rel);
 		return;
 	case JSONRPC_NOTIFICATION:
 		on_notification(c, msg);
@@ -1012,12 +1017,18 @@ json_t *client_list_tools(struct client *c, struct err *err)
 
 bool client_offers(struct client *c, const char *capability)
 {
-	bool offers;
+	const char *s = capability, *dot;
+	char key[64];
+	json_t *v;
 
 	pthread_mutex_lock(&c->lock);
-	offers = json_is_object(json_object_get(c->caps, capability));
+	for (v = c->caps; v && *s; s = dot ? dot + 1 : s + strlen(s)) {
+		dot = strchr(s, '.');
+		snprintf(key, sizeof(key), "%.*s", (int)(dot ? (size_t)(dot - s) : strlen(s)), s);
+		v = json_object_get(v, key);
+	}
 	pthread_mutex_unlock(&c->lock);
-	return offers;
+	return json_is_object(v);
 }
 
 json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,

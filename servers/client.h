@@ -41,6 +41,12 @@ struct client_asker {
 	json_t *(*ask)(void *ctx, const char *method, json_t *params, struct cancel *cancel,
 		       int *code, struct err *err);
 	void *ctx;
+	/* Told of the progress of each tools/call made for it (the server's
+	 * notifications, a task's status messages), with the configured server
+	 * and MCP tool names, as client_progress_fn: must not block. NULL: not
+	 * told. */
+	void (*progress)(void *ctx, const char *server, const char *tool, double progress,
+			 double total, const char *message);
 };
 
 /* What a caller of client_call_tool hears of its call on the connection's
@@ -94,7 +100,8 @@ const char *client_list_method(enum client_list what);
 /* client_list(c, CLIENT_LIST_TOOLS, err). */
 json_t *client_list_tools(struct client *c, struct err *err);
 
-/* Whether the server declared @capability ("resources", "prompts", ...) at
+/* Whether the server declared @capability ("resources", "prompts", ...; a
+ * dotted path names a member inside one: "tasks.requests.tools.call") at
  * initialize. */
 bool client_offers(struct client *c, const char *capability);
 
@@ -106,7 +113,7 @@ bool client_offers(struct client *c, const char *capability);
 json_t *client_call_tool(struct client *c, const char *tool, json_t *args, double timeout_s,
 			 const struct client_call_hooks *hooks, struct err *err);
 
-/* tools/call for a tool whose execution.taskSupport is "required": the
+/* tools/call as a task (a tool whose execution.taskSupport asks or allows it): the
  * server answers with a task, polled with tasks/get at its own interval
  * (each status message goes to hooks->progress), then tasks/result gives
  * the CallToolResult. On timeout or cancellation the server gets

@@ -903,10 +903,12 @@ static json_t *known_tools(struct hub *h, struct hub_server *srv)
 	return tools;
 }
 
-/* Whether @tool in @tools must be called as a task (execution.taskSupport
- * "required"). Tools that merely allow it are called plainly: nothing tells
- * in advance that a call will be long. */
-static bool needs_task(json_t *tools, const char *tool)
+/* Whether @tool in @tools is called as a task: its execution.taskSupport
+ * is "required", or "optional" on a server that takes task-augmented
+ * tools/call (@optional_ok). A tool that allows a task says its calls may be
+ * long: as a task, the call's status messages are progress, and cancelling
+ * it stops the server's work (tasks/cancel), for two requests more. */
+static bool needs_task(json_t *tools, const char *tool, bool optional_ok)
 {
 	const char *support = NULL;
 	json_t *t;
@@ -920,7 +922,8 @@ static bool needs_task(json_t *tools, const char *tool)
 			break;
 		}
 	}
-	return support && !strcmp(support, "required");
+	return support &&
+	       (!strcmp(support, "required") || (optional_ok && !strcmp(support, "optional")));
 }
 
 /* The request of one call, made on a live connection: @target is the tool,
@@ -939,7 +942,8 @@ static json_t *call_tool(struct hub *h, struct hub_server *srv, struct conn *cn,
 			 const struct call_req *rq, struct err *err)
 {
 	json_t *result, *tools = known_tools(h, srv);
-	bool task = needs_task(tools, rq->target);
+	bool optional_ok = client_offers(cn->c, "tasks.requests.tools.call");
+	bool task = needs_task(tools, rq->target, optional_ok);
 
 	result =
 	    task ? client_call_tool_task(cn->c, rq->target, rq->args, rq->timeout, rq->hooks, err)
@@ -950,7 +954,7 @@ static json_t *call_tool(struct hub *h, struct hub_server *srv, struct conn *cn,
 	if (!tools && !task && srv->sc->scope == SCOPE_SHARED &&
 	    (!result || json_is_true(json_object_get(result, "isError")))) {
 		tools = catalog(h, srv, rq->deadline, NULL, NULL);
-		if (needs_task(tools, rq->target)) {
+		if (needs_task(tools, rq->target, false)) {
 			json_decref(result);
 			err_clear(err);
 			result = client_call_tool_task(cn->c, rq->target, rq->args, rq->timeout,

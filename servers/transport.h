@@ -19,8 +19,11 @@ struct transport;
 struct transport_sink {
 	void *ctx;
 	/* One parsed JSON-RPC message: request, notification or response.
-	 * The reference is stolen. */
-	void (*on_message)(void *ctx, json_t *msg);
+	 * The reference is stolen. @rel (borrowed, may be NULL) is the id of
+	 * our request whose response stream carried it (a Streamable HTTP
+	 * POST): a server request or notification there belongs to that
+	 * request. NULL where the transport cannot tell (stdio, GET streams). */
+	void (*on_message)(void *ctx, json_t *msg, const json_t *rel);
 	/* The connection is gone for good (EOF, crash, protocol fault): one line. */
 	void (*on_closed)(void *ctx, const char *why);
 };

@@ -232,7 +232,7 @@ int tcurl_deliver(const struct transport_sink *sink, const char *text, size_t le
 			m = json_incref(json_array_get(root, i));
 			if (got && tcurl_is_response_to(m, want_id))
 				*got = true;
-			sink->on_message(sink->ctx, m);
+			sink->on_message(sink->ctx, m, want_id);
 		}
 		json_decref(root);
 		return 0;
@@ -243,6 +243,6 @@ int tcurl_deliver(const struct transport_sink *sink, const char *text, size_t le
 	}
 	if (got && tcurl_is_response_to(root, want_id))
 		*got = true;
-	sink->on_message(sink->ctx, root);
+	sink->on_message(sink->ctx, root, want_id);
 	return 0;
 }

@@ -52,8 +52,9 @@ struct curl_slist *tcurl_config_headers(const struct server_config *sc, bool *oo
 struct curl_slist *tcurl_header(struct curl_slist *l, const char *name, const char *value);
 
 /* Parse @text (one JSON-RPC message or a batch array of them) and hand each
- * to @sink. When @want_id (borrowed, may be NULL) is the id of a response
- * among them, *@got becomes true. Returns 0, or -EPROTO with @err set. */
+ * to @sink, with @want_id as the request they came for. When @want_id
+ * (borrowed, may be NULL) is the id of a response among them, *@got
+ * becomes true. Returns 0, or -EPROTO with @err set. */
 int tcurl_deliver(const struct transport_sink *sink, const char *text, size_t len,
 		  const json_t *want_id, bool *got, struct err *err);
 

@@ -105,7 +105,7 @@ static bool is_2xx(long status)
 /* The initialize answer names the version: every later request carries it
  * (the spec: "all subsequent requests"), the initialized notification too,
  * which goes out before ready(). */
-static void init_sink_message(void *ctx, json_t *msg)
+static void init_sink_message(void *ctx, json_t *msg, const json_t *rel)
 {
 	struct transport *t = ctx;
 	const char *v =
@@ -116,7 +116,7 @@ static void init_sink_message(void *ctx, json_t *msg)
 		snprintf(t->version, sizeof(t->version), "%s", v);
 		pthread_mutex_unlock(&t->cancel.lock);
 	}
-	t->sink.on_message(t->sink.ctx, msg);
+	t->sink.on_message(t->sink.ctx, msg, rel);
 }
 
 static void init_sink_closed(void *ctx, const char *why)

@@ -140,10 +140,10 @@ static int on_line(void *ctx, const char *line, size_t len)
 		return -EPROTO;
 	}
 	if (!json_is_array(msg)) {
-		t->sink.on_message(t->sink.ctx, msg);
+		t->sink.on_message(t->sink.ctx, msg, NULL);
 		return 0;
 	}
-	json_array_foreach(msg, i, m) t->sink.on_message(t->sink.ctx, json_incref(m));
+	json_array_foreach(msg, i, m) t->sink.on_message(t->sink.ctx, json_incref(m), NULL);
 	json_decref(msg);
 	return 0;
 }

@@ -19,6 +19,7 @@ import json
 import os
 import socket
 import threading
+import traceback
 import typing as _t
 
 __all__ = [
@@ -95,6 +96,8 @@ class _Connection:
                 msg = _as_dict(json.loads(raw))
                 if msg is not None and msg.get("id") == id_:
                     break
+                if msg is not None and msg.get("method") == "notifications/progress":
+                    _progress(_as_dict(msg.get("params")))
         except OSError as e:
             raise McpBridgeError(f"{method}: {e.strerror or e}") from None
         if "error" in msg:
@@ -105,6 +108,29 @@ class _Connection:
 
 
 _local = threading.local()
+_on_progress: _t.Callable[[dict[str, _t.Any]], None] | None = None
+
+
+def on_progress(handler: _t.Callable[[dict[str, _t.Any]], None] | None) -> None:
+    """Have `handler` called with the progress of every tool call this
+    program makes from now on (None: no longer), on the calling thread,
+    while the call waits: a dict with "server", "tool", "progress", and
+    "total" and "message" when the server gave them. A task's status
+    messages come the same way. Exceptions it raises are printed and
+    ignored; progress may be dropped, never the result.
+    """
+    global _on_progress
+    _on_progress = handler
+
+
+def _progress(params: dict[str, _t.Any] | None) -> None:
+    handler = _on_progress
+    if handler is None or params is None:
+        return
+    try:
+        handler({k: v for k, v in params.items() if k != "id"})
+    except Exception:  # noqa: BLE001 (the call must go on)
+        traceback.print_exc()
 
 
 def _forget_after_fork() -> None:

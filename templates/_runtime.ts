@@ -87,8 +87,31 @@ interface Pending {
 
 interface Reply {
 	id?: unknown;
+	method?: unknown;
+	params?: Record<string, unknown>;
 	result?: unknown;
 	error?: { message?: unknown };
+}
+
+/** The progress of one tool call: what onProgress's handler gets. */
+export interface McpProgress {
+	server: string;
+	tool: string;
+	progress: number;
+	total?: number;
+	message?: string;
+}
+
+let progressHandler: ((p: McpProgress) => void) | null = null;
+
+/**
+ * Have `handler` called with the progress of every tool call this program
+ * makes from now on (null: no longer): the server's progress notifications
+ * and a task's status messages. Exceptions it throws are printed and
+ * ignored; progress may be dropped, never the result.
+ */
+export function onProgress(handler: ((p: McpProgress) => void) | null): void {
+	progressHandler = handler;
 }
 
 class Connection {
@@ -147,7 +170,17 @@ class Connection {
 		} catch {
 			return;
 		}
-		if (typeof msg !== "object" || msg === null || typeof msg.id !== "number") return;
+		if (typeof msg !== "object" || msg === null) return;
+		if (msg.method === "notifications/progress" && msg.params && progressHandler) {
+			const { id: _id, ...p } = msg.params;
+			try {
+				progressHandler(p as unknown as McpProgress);
+			} catch (e) {
+				console.error(e);
+			}
+			return;
+		}
+		if (typeof msg.id !== "number") return;
 		const p = this.pending.get(msg.id);
 		if (!p) return;
 		this.pending.delete(msg.id);

@@ -1,6 +1,8 @@
 """The rest of MCP on the client side: a tool that requires a task
 (server-everything's simulate-research-query) is called as one, from the
-command line and from jailed code, and cancelled on timeout; initialize is
+command line and from jailed code, and cancelled on timeout, also the run's;
+a tool that allows one (tests/node/servers/sdk_tasks.mjs) is called as one;
+progress reaches jailed Python and TypeScript; initialize is
 bounded by `call --timeout` and never cancelled (the spec forbids it); form
 elicitation is declared and answered, URL mode refused with -32602;
 "logLevel" is sent as logging/setLevel and the server's messages land in
@@ -11,7 +13,7 @@ import socket
 import subprocess
 import time
 
-from conftest import everything_stdio
+from conftest import TEST_SERVERS, everything_stdio
 from conftest_executor import exec_config, host_unchanged, run_code  # noqa: F401
 
 
@@ -43,6 +45,87 @@ def test_task_timeout_cancels_the_task(mcpfs):
     assert time.monotonic() - t0 < 60
     log = (mcpfs.root / "logs" / "everything.log").read_text()
     assert "sent tasks/cancel for task" in log, log[-2000:]
+
+
+PROGRESS_PY = """
+import json
+from servers._runtime import on_progress
+from servers.everything import simulate_research_query, trigger_long_running_operation
+seen = []
+on_progress(seen.append)
+simulate_research_query(topic='ants')
+trigger_long_running_operation(duration=2, steps=4)
+print(json.dumps(seen))
+"""
+
+PROGRESS_TS = """
+import { onProgress } from "./servers/_runtime";
+import * as everything from "./servers/everything";
+const seen: unknown[] = [];
+onProgress((p) => seen.push(p));
+await everything.simulate_research_query({ topic: "ants" });
+await everything.trigger_long_running_operation({ duration: 2, steps: 4 });
+console.log(JSON.stringify(seen));
+"""
+
+
+def check_progress(seen):
+    task = [s for s in seen if s["tool"] == "simulate-research-query"]
+    steps = [s for s in seen if s["tool"] == "trigger-long-running-operation"]
+    assert all(s["server"] == "everything" for s in seen), seen
+    # The task's status messages, polled with tasks/get.
+    assert task and all(s.get("message") for s in task), seen
+    # The server's own notifications, with their totals.
+    assert steps and all(s["total"] == 4 for s in steps), seen
+    assert [s["progress"] for s in steps] == sorted(s["progress"] for s in steps), seen
+
+
+def test_progress_reaches_jailed_python(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, PROGRESS_PY)
+    assert res["exit_code"] == 0, (p.stderr, res)
+    check_progress(json.loads(res["stdout"]))
+
+
+def test_progress_reaches_jailed_typescript(mcpfs, host_unchanged):  # noqa: F811
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, PROGRESS_TS, lang="typescript")
+    assert res["exit_code"] == 0, (p.stderr, res)
+    check_progress(json.loads(res["stdout"]))
+
+
+def test_optional_task_tool_is_called_as_a_task(mcpfs, host_unchanged):  # noqa: F811
+    # crunch allows a task (taskSupport "optional") on a server that takes
+    # them: called as one, its status messages reach the code as progress;
+    # called plainly, the SDK would poll for itself and none would.
+    mcpfs.write_config({"tasks": {"command": "node",
+                                  "args": [str(TEST_SERVERS / "sdk_tasks.mjs")]}})
+    p, res = run_code(mcpfs, "import json\n"
+                             "from servers._runtime import on_progress\n"
+                             "from servers.tasks import crunch\n"
+                             "seen = []\n"
+                             "on_progress(seen.append)\n"
+                             "print(crunch(steps=3))\n"
+                             "print(json.dumps(seen))\n")
+    assert res["exit_code"] == 0, (p.stderr, res)
+    out, seen = res["stdout"].splitlines()
+    assert out == "crunched 3 stages", res
+    messages = [s.get("message") for s in json.loads(seen)]
+    assert "stage 1 of 3" in messages or "stage 2 of 3" in messages, messages
+
+
+def test_run_timeout_cancels_its_task(mcpfs, host_unchanged):  # noqa: F811
+    # The research task takes about 10 s; the run ends at 3 s. The server must
+    # hear tasks/cancel for it (and answer it) before mcpfs lets it go.
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, "from servers.everything import simulate_research_query\n"
+                             "print(simulate_research_query(topic='ants'))\n",
+                      "--timeout", "3")
+    assert res["timed_out"], res
+    log = (mcpfs.root / "logs" / "everything.log").read_text()
+    sent = [line for line in log.splitlines() if "sent tasks/cancel for task" in line]
+    assert len(sent) == 1, log[-2000:]
+    assert sent[0].rstrip().split("sent tasks/cancel for task ")[1].count(" ") == 0, sent
 
 
 def test_initialize_bounded_by_timeout_and_never_cancelled(mcpfs):

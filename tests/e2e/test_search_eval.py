@@ -21,15 +21,15 @@ import pytest
 from conftest import CATALOGS, REPO, TEST_SERVERS
 
 SETS = REPO / "tests" / "search"
-# (set, recall@3 floor, no-answer-empty floor). Reached on 2026-11-28:
-# queries 0.909 / 0.840, dev 0.909 / 0.917, test 0.908 / 0.769, queries_dev
-# 0.845 / 0.840, holdout 0.842 / 0.800 (BENCHMARKS.md).
+# (set, recall@3 floor, no-answer-empty floor). Reached on 2026-11-28 with
+# the score reach: queries 0.909 / 0.920, dev 0.909 / 0.917, test 0.908 /
+# 0.923, queries_dev 0.845 / 0.840, holdout 0.842 / 0.850 (BENCHMARKS.md).
 FLOORS = [
-    ("queries", 0.89, 0.80),
+    ("queries", 0.89, 0.88),
     ("dev", 0.88, 0.83),
-    ("test", 0.88, 0.69),
+    ("test", 0.88, 0.84),
     ("queries_dev", 0.82, 0.80),
-    ("queries_holdout", 0.81, 0.75),
+    ("queries_holdout", 0.81, 0.80),
 ]
 
 

@@ -91,6 +91,27 @@ def test_sdk_progress_and_cancel(mcpfs, host_unchanged, front):
             assert s.stop() == 0
 
 
+def test_sdk_host_hears_the_servers_progress(mcpfs, host_unchanged):
+    """A server's progress on a tool call that the host's code made, and a
+    task's status messages, reach the host in execute_code's progress."""
+    serve_config(mcpfs)
+    s = Serve(mcpfs)
+    try:
+        out = sdk(mcpfs, "progress", "from servers.everything import "
+                  "trigger_long_running_operation, simulate_research_query\n"
+                  "trigger_long_running_operation(duration=3, steps=3)\n"
+                  "simulate_research_query(topic='ants')\n", "--http", s.url)
+    finally:
+        assert s.stop() == 0
+    assert out["result"]["exit_code"] == 0, out
+    messages = [p.get("message", "") for p in out["progress"]]
+    assert any("everything.trigger-long-running-operation: " in m and "/3" in m
+               for m in messages), messages
+    assert any("everything.simulate-research-query: " in m for m in messages), messages
+    values = [p["progress"] for p in out["progress"]]
+    assert values == sorted(set(values)), out["progress"]
+
+
 def test_bad_input_over_stdio(mcpfs, host_unchanged):
     serve_config(mcpfs)
     c = Stdio(mcpfs)

@@ -99,6 +99,47 @@ def test_host_without_sampling_and_no_host(mcpfs, tmp_path):
         lines[1], lines
 
 
+def test_http_request_goes_to_the_host_of_its_stream(mcpfs, http_server):  # noqa: F811
+    """Over Streamable HTTP a server asks on the response stream of the call
+    it belongs to: with another host's call in flight on the same shared
+    connection, the question still goes to the host whose code asked (over
+    stdio mcpfs would have to answer it itself)."""
+    mcpfs.write_config({"everything": {"url": http_server(EVERYTHING, "streamableHttp").url("/mcp")}})
+    s = Serve(mcpfs)
+    outs = {}
+
+    def run(name, code):
+        outs[name] = sdk(mcpfs, "host", code, "--http", s.url)
+
+    # B holds a call open for 20 s; A asks once B's call is under way.
+    b = threading.Thread(target=run, args=("b", (
+        "from servers.everything import trigger_long_running_operation\n"
+        "open('b-started', 'w').close()\n"
+        "trigger_long_running_operation(duration=20, steps=2)\n"
+        "print('b done')\n")))
+    try:
+        b.start()
+        run("a", "import os, time\n"
+                 "deadline = time.time() + 120\n"
+                 "while not os.path.exists('b-started') and time.time() < deadline:\n"
+                 "    time.sleep(0.05)\n"
+                 "time.sleep(1)\n"
+                 "from servers.everything import trigger_elicitation_request\n"
+                 "for item in trigger_elicitation_request():\n"
+                 "    print(item)\n")
+        b.join()
+    finally:
+        assert s.stop() == 0
+    a = outs["a"]
+    assert a["result"]["exit_code"] == 0, outs
+    assert [e["message"] for e in a["elicited"]] == [
+        "Please provide inputs for the following fields:"], outs
+    assert "- Name: Ada Lovelace" in a["result"]["stdout"], outs
+    assert outs["b"]["elicited"] == [] and outs["b"]["result"]["stdout"] == "b done\n", outs
+    log = (mcpfs.root / "logs" / "everything.log").read_text()
+    assert "elicitation/create: answered by the caller" in log, log[-3000:]
+
+
 def test_calls_of_two_hosts_are_not_mixed(mcpfs, tmp_path):
     """Two hosts' runs call one shared stdio server at once, and it asks
     during both: a request over stdio does not say which call it belongs to,

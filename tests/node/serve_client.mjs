@@ -1,7 +1,8 @@
 // A client that is not ours for `mcpfs serve`: the official TypeScript SDK.
 // usage: node serve_client.mjs SCENARIO (--http URL [--token T] | --stdio CMD ARG...)
 // Prints one JSON object on stdout with what it saw; exit 0 unless it broke.
-//   progress   execute_code making 5 tool calls, with a progress token
+//   progress [CODE]  execute_code making 5 tool calls (or of CODE), with a
+//              progress token
 //   cancel     execute_code of `while True: pass`, aborted at its first progress;
 //              reports how long after the abort the run's task record appeared
 //   many N     N sessions at once, each running code that calls a tool
@@ -19,6 +20,8 @@ let count = 1;
 if (scenario === "many") count = Number(argv.shift());
 let hostCode = null, sampling = true;
 if (scenario === "host") hostCode = argv.shift();
+let progressCode = null;
+if (scenario === "progress" && argv.length && !argv[0].startsWith("--")) progressCode = argv.shift();
 let url = null, token = null, command = null;
 while (argv.length) {
   const a = argv.shift();
@@ -58,7 +61,7 @@ async function progress() {
   const client = await connect();
   const seen = [];
   const result = await client.callTool(
-    { name: "execute_code", arguments: { code: FIVE_CALLS, description: "five calls" } },
+    { name: "execute_code", arguments: { code: progressCode ?? FIVE_CALLS, description: "five calls" } },
     undefined,
     { onprogress: (p) => seen.push(p), timeout: 120000 });
   await client.close();

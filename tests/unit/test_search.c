@@ -247,6 +247,36 @@ static void test_floor(void)
 	json_decref(t);
 }
 
+/* The floor's check beside coverage: the tool that fits must score a share
+ * of what the query could reach, not only mention its words deep in its
+ * description. */
+static void test_floor_reach(void)
+{
+	struct search_index *all = search_index_new(0),
+			    *no_reach = search_index_new(SEARCH_F_ALL & ~SEARCH_F_REACH);
+	json_t *t = json_pack(
+	    "[o,o,o,o]",
+	    tool("read_file",
+		 "Read a file from disk. Returns its text with line numbers, or its bytes as "
+		 "base64 when it is not text; a long file is cut at a limit the caller may raise. "
+		 "Works on any file the server may read, in any language, whether it holds a "
+		 "paragraph of prose or source code, and never will translate or change it."),
+	    tool("list_dir", "List the entries of a folder."),
+	    tool("start_process", "Start a new process."),
+	    tool("open_nodes", "Open nodes of the graph by their names."));
+
+	search_index_set(all, "s", t);
+	search_index_set(no_reach, "s", t);
+	CHECK(nresults(no_reach, "translate this paragraph into German", 5) > 0,
+	      "coverage alone: a fit");
+	CHECK(nresults(all, "translate this paragraph into German", 5) == 0,
+	      "words deep in a description: no fit");
+	CHECK(nresults(all, "read a file from disk", 5) > 0, "a fit in the name still fits");
+	search_index_free(all);
+	search_index_free(no_reach);
+	json_decref(t);
+}
+
 static void test_bad_queries(void)
 {
 	struct search_index *ix = search_index_new(0);
@@ -276,6 +306,7 @@ int main(void)
 	test_stopwords_sorted();
 	test_rank_and_update();
 	test_floor();
+	test_floor_reach();
 	test_bad_queries();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
