@@ -15,26 +15,29 @@ const { sucraseLoad } = createRequire(import.meta.url)("./ts.cjs");
 if (!process.execArgv.includes("--experimental-vm-modules"))
 	throw new Error("run as node --experimental-vm-modules build.mjs, the flags ts.cjs runs under");
 // Built aside and renamed into place: two builds at once (make -j2 of
-// build/ and build-asan/) each leave a whole pair.
+// build/ and build-asan/) each leave a whole pair, the same bundle.
 const tmp = mkdtempSync(join(here, ".dist-"));
-await build({
-	entryPoints: [join(here, "node_modules/sucrase/dist/esm/index.js")],
-	bundle: true,
-	platform: "node",
-	format: "cjs",
-	minify: true,
-	outfile: join(tmp, "sucrase.js"),
-	logLevel: "warning",
-});
-// Strip a sample first so that the cache holds the functions a strip runs,
-// compiled, not only the bundle's top level.
-const { transform, script } = sucraseLoad(tmp, null);
-transform('import type { T } from "./t";\nenum E { A }\nexport const x: T = E.A as number;\n', {
-	transforms: ["typescript"],
-	disableESTransforms: true,
-});
-writeFileSync(join(tmp, "sucrase.cache"), script.createCachedData());
-mkdirSync(dist, { recursive: true });
-renameSync(join(tmp, "sucrase.js"), join(dist, "sucrase.js"));
-renameSync(join(tmp, "sucrase.cache"), join(dist, "sucrase.cache"));
-rmSync(tmp, { recursive: true });
+try {
+	await build({
+		entryPoints: [join(here, "node_modules/sucrase/dist/esm/index.js")],
+		bundle: true,
+		platform: "node",
+		format: "cjs",
+		minify: true,
+		outfile: join(tmp, "sucrase.js"),
+		logLevel: "warning",
+	});
+	// Strip a sample first so that the cache holds the functions a strip runs,
+	// compiled, not only the bundle's top level.
+	const { transform, script } = sucraseLoad(tmp, null);
+	transform('import type { T } from "./t";\nenum E { A }\nexport const x: T = E.A as number;\n', {
+		transforms: ["typescript"],
+		disableESTransforms: true,
+	});
+	writeFileSync(join(tmp, "sucrase.cache"), script.createCachedData());
+	mkdirSync(dist, { recursive: true });
+	renameSync(join(tmp, "sucrase.js"), join(dist, "sucrase.js"));
+	renameSync(join(tmp, "sucrase.cache"), join(dist, "sucrase.cache"));
+} finally {
+	rmSync(tmp, { recursive: true, force: true });
+}
