@@ -49,13 +49,24 @@ OBJ = $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/templates_embed.o $(BUILD)/gen/defaul
 LIB_OBJ = $(filter-out $(BUILD)/cli/main.o,$(OBJ))
 TEMPLATES = $(sort $(wildcard templates/*.py templates/*.ts templates/*.md templates/*.tmpl))
 WS_TEMPLATES = $(sort $(wildcard templates/workspace/*))
-JAIL_RUNTIME = $(sort $(wildcard executor/runtime/*.mjs executor/runtime/*.js executor/runtime/*.py))
+JAIL_RUNTIME = executor/runtime/ts.cjs
+# The rest of the jail's TypeScript runtime (executor/runtime/README.md):
+# sucrase bundled, with a V8 code cache that only the node which made it
+# accepts, so it is built here by the jail's node, after `make deps`.
+JAIL_NODE = /usr/bin/node
+RUNTIME_DIST = executor/runtime/dist/sucrase.cache
+RUNTIME_BUILT = $(if $(wildcard executor/runtime/node_modules/esbuild),$(RUNTIME_DIST))
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all check test unit demo bench install uninstall clean deps deps-test deps-system deps-npm format-check help
-all: $(BUILD)/mcpfs
+all: $(BUILD)/mcpfs $(RUNTIME_BUILT)
+
+$(RUNTIME_DIST): executor/runtime/build.mjs executor/runtime/ts.cjs \
+		executor/runtime/package-lock.json $(wildcard $(JAIL_NODE))
+	@echo "  GEN executor/runtime/dist"
+	@$(JAIL_NODE) --experimental-vm-modules executor/runtime/build.mjs
 
 $(BUILD)/mcpfs: $(OBJ) | pkgcheck
 	@echo "  LD $@"
@@ -140,15 +151,16 @@ format-check:
 
 # What goes where: README.md, "Install". The config is not replaced when
 # present (it may be edited); uninstall removes it only when unchanged.
-install: $(BUILD)/mcpfs
+install: $(BUILD)/mcpfs $(RUNTIME_BUILT)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/servers $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/mcpfs
 	install -m 0755 $(BUILD)/mcpfs $(DESTDIR)$(BINDIR)/mcpfs
 	cp -R servers/package.json servers/package-lock.json $(DESTDIR)$(LIBDIR)/servers/
 	if [ -d servers/node_modules ]; then cp -R servers/node_modules $(DESTDIR)$(LIBDIR)/servers/; fi
-	if [ -d executor/runtime/node_modules ]; then install -d $(DESTDIR)$(LIBDIR)/runtime && \
-		cp -R executor/runtime/node_modules $(DESTDIR)$(LIBDIR)/runtime/; fi
+	if [ -d executor/runtime/dist ]; then install -d $(DESTDIR)$(LIBDIR)/runtime/dist && \
+		install -m 0644 executor/runtime/dist/sucrase.js executor/runtime/dist/sucrase.cache \
+		$(DESTDIR)$(LIBDIR)/runtime/dist/; fi
 	install -m 0644 dist/mcpfs.1 $(DESTDIR)$(MANDIR)/man1/mcpfs.1
 	install -m 0644 dist/mcpfs.bash $(DESTDIR)$(BASHCOMPDIR)/mcpfs
 	install -m 0644 dist/_mcpfs $(DESTDIR)$(ZSHCOMPDIR)/_mcpfs
@@ -168,7 +180,7 @@ uninstall:
 		rmdir $(DESTDIR)$(SYSCONFDIR)/mcpfs 2>/dev/null || true; fi
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan executor/runtime/dist
 
 help:
 	@echo "make | make check | make demo | make bench | make install PREFIX=... DESTDIR=... | make uninstall | make clean"

@@ -34,8 +34,9 @@
 #define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
 #define RUN_RECORD_OUTPUT_MAX (8u << 10)
 #define RUN_MAX_FILES 8 /* the program and the embedded runtime files */
-#define RUN_RUNTIME_MODULES MCPFS_SRCDIR "/executor/runtime/node_modules"
-#define RUN_RUNTIME_MODULES_INSTALLED MCPFS_LIBDIR "/runtime/node_modules"
+/* The TypeScript runtime's build (sucrase's bundle and its code cache). */
+#define RUN_RUNTIME_DIST MCPFS_SRCDIR "/executor/runtime/dist"
+#define RUN_RUNTIME_DIST_INSTALLED MCPFS_LIBDIR "/runtime/dist"
 
 struct capture {
 	int fd; /* read end, -1 at EOF */
@@ -270,10 +271,10 @@ static int bridge_start(struct run *r, double timeout_s, struct err *err)
 	return 0;
 }
 
-static const char *runtime_modules(void)
+static const char *runtime_dist(void)
 {
-	return access(RUN_RUNTIME_MODULES "/sucrase", F_OK) == 0 ? RUN_RUNTIME_MODULES
-								 : RUN_RUNTIME_MODULES_INSTALLED;
+	return access(RUN_RUNTIME_DIST "/sucrase.js", F_OK) == 0 ? RUN_RUNTIME_DIST
+								 : RUN_RUNTIME_DIST_INSTALLED;
 }
 
 /* Start the jail with the run's binds, files and environment. */
@@ -282,9 +283,14 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	const struct run_opts *o = r->o;
 	const bool ts = o->lang == RUN_LANG_TYPESCRIPT;
 	const char *py_argv[] = {"/usr/bin/python3", "-s", JAIL_CODE_DIR "/main.py", NULL};
-	const char *ts_argv[] = {"/usr/bin/node", "--import",
-				 "file://" JAIL_RUNTIME_DIR "/register.mjs",
-				 JAIL_CODE_DIR "/main.ts", NULL};
+	/* ts.cjs links each module itself (runtime/README.md); hide the
+	 * warning vm modules print, which every run would otherwise show. */
+	const char *ts_argv[] = {"/usr/bin/node",
+				 "--experimental-vm-modules",
+				 "--disable-warning=ExperimentalWarning",
+				 JAIL_RUNTIME_DIR "/ts.cjs",
+				 JAIL_CODE_DIR "/main.ts",
+				 NULL};
 	const char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8",
 			      BRIDGE_ENV_SOCKET "=" JAIL_BRIDGE_DIR "/bridge.sock", r->env_token,
 			      /* "/" makes /skills importable as the package skills */
@@ -296,7 +302,7 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	    {r->tree, JAIL_TREE, false},
 	    {r->tree_servers, JAIL_CODE_DIR "/servers", false},
 	    {r->dir, JAIL_BRIDGE_DIR, false},
-	    {runtime_modules(), JAIL_RUNTIME_DIR "/node_modules", false},
+	    {runtime_dist(), JAIL_RUNTIME_DIR "/dist", false},
 	};
 	struct jail_file files[RUN_MAX_FILES];
 	struct jail_spec s = {0};
@@ -306,14 +312,14 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	/* Else the bind of the missing folder fails with an O_PATH error. */
-	if (ts && access(runtime_modules(), F_OK) < 0) {
+	if (ts && access(runtime_dist(), F_OK) < 0) {
 		if (in_fd >= 0)
 			close(in_fd);
 		return err_set(err, EXIT_FAILED,
-			       "TypeScript needs the jail's npm runtime (sucrase), in neither "
+			       "TypeScript needs the jail's runtime (sucrase, built), in neither "
 			       "%s nor %s: run 'make deps' (it runs npm ci in executor/runtime), "
-			       "then 'make install', in mcpfs's source folder",
-			       RUN_RUNTIME_MODULES, RUN_RUNTIME_MODULES_INSTALLED);
+			       "then 'make' and 'make install', in mcpfs's source folder",
+			       RUN_RUNTIME_DIST, RUN_RUNTIME_DIST_INSTALLED);
 	}
 	if (in_fd < 0)
 		return err_set(err, EXIT_FAILED, "open /dev/null: %s", strerror(errno));

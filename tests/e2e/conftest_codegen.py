@@ -16,7 +16,11 @@ MYPY = ["/usr/bin/python3", "-m", "mypy"]
 TSC = TESTS_NM / ".bin" / "tsc"
 PYRIGHT = TESTS_NM / ".bin" / "pyright"
 ESBUILD = TESTS_NM / ".bin" / "esbuild"
-LOADER = REPO / "executor" / "runtime" / "register.mjs"
+# The jail's TypeScript runner, started as executor/run.c starts it; its
+# sucrase bundle is built by `make` (executor/runtime/dist).
+TS_RUNTIME = REPO / "executor" / "runtime"
+TS_RUN = ["node", "--experimental-vm-modules", "--disable-warning=ExperimentalWarning",
+          str(TS_RUNTIME / "ts.cjs")]
 HOSTILE = str(TEST_SERVERS / "hostile.mjs")
 
 

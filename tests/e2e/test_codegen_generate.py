@@ -11,8 +11,9 @@ import sys
 import pytest
 
 from conftest import CATALOGS, TEST_SERVERS, node22
-from conftest_codegen import (ESBUILD, LOADER, Bridge, clean_env, hostile_servers, mypy_cache,
-                              reference_servers, run_mypy, run_pyright, run_tsc, tree_files)
+from conftest_codegen import (ESBUILD, TS_RUN, TS_RUNTIME, Bridge, clean_env, hostile_servers,
+                              mypy_cache, reference_servers, run_mypy, run_pyright, run_tsc,
+                              tree_files)
 from conftest_http import PROBE, http_server
 
 __all__ = ["http_server", "mypy_cache"]  # fixtures: imported so pytest finds them
@@ -304,11 +305,11 @@ def test_generated_functions_call_real_tools(mcpfs, tmp_path):
         assert "it failed on purpose" in got["error"][2] and got["error"][3]
         assert got["threads"] == [f"The sum of {i} and {i} is {2 * i}." for i in range(4)]
 
-        if not LOADER.exists():
-            pytest.skip("executor/runtime/register.mjs (the TypeScript loader) is missing")
+        if not (TS_RUNTIME / "dist" / "sucrase.js").exists():
+            pytest.skip("executor/runtime/dist (the TypeScript runtime) is not built: make")
         script = tmp_path / "calls.ts"
         script.write_text(TS_CALLS)
-        p = subprocess.run(["node", "--import", str(LOADER), str(script)], cwd=tmp_path,
+        p = subprocess.run([*TS_RUN, str(script)], cwd=tmp_path,
                            capture_output=True, text=True, env=clean_env(bridge.env),
                            timeout=120)
         assert p.returncode == 0, p.stderr

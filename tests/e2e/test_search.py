@@ -4,7 +4,8 @@ import json
 import subprocess
 import time
 
-from conftest import REPO, TEST_SERVERS, everything_stdio
+from conftest import TEST_SERVERS, everything_stdio
+from conftest_codegen import TS_RUN
 from conftest_mount import wait_until
 
 DYNAMIC = str(TEST_SERVERS / "sdk_mount_dynamic.mjs")
@@ -100,8 +101,7 @@ def runtime(mcpfs, env, code, lang="python"):
         cmd = ["python3", "-c", code]
     else:
         (out / "prog.ts").write_text(code)
-        cmd = ["node", "--import", str(REPO / "executor" / "runtime" / "register.mjs"),
-               str(out / "prog.ts")]
+        cmd = [*TS_RUN, str(out / "prog.ts")]
     p = subprocess.run(cmd, cwd=out, env=e, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
