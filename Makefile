@@ -9,7 +9,7 @@ LIBDIR = $(PREFIX)/lib/mcpfs
 
 PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp libmicrohttpd libcrypto
 PKG_CONFIG ?= pkg-config
-ifneq ($(filter-out deps deps-test deps-system clean help,$(MAKECMDGOALS) all),)
+ifneq ($(filter-out deps deps-test deps-bench deps-system clean help,$(MAKECMDGOALS) all),)
 PKG_MISSING := $(shell for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || echo $$p; done)
 endif
 
@@ -48,7 +48,7 @@ JAIL_RUNTIME = $(sort $(wildcard executor/runtime/*.mjs executor/runtime/*.js ex
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check test unit demo bench install uninstall clean deps deps-test deps-system deps-npm format-check help
+.PHONY: all check test unit demo bench install uninstall clean deps deps-test deps-bench deps-system deps-npm format-check help
 all: $(BUILD)/mcpfs
 
 $(BUILD)/mcpfs: $(OBJ) | pkgcheck
@@ -111,6 +111,9 @@ deps:
 deps-test:
 	sh scripts/deps.sh --test
 
+deps-bench:
+	sh scripts/deps.sh --bench
+
 # The full suite: C unit tests and end-to-end tests against real servers, for
 # the plain build and once more under ASan+UBSan, and the format check.
 # pytest prints the summary, the last line CI reads.
@@ -125,7 +128,7 @@ demo: deps
 	$(MAKE) -j$(JOBS) all
 	sh scripts/demo.sh
 
-bench: deps
+bench: deps-bench
 	$(MAKE) -j$(JOBS) all
 	sh bench/run.sh
 

@@ -21,4 +21,5 @@ run /usr/bin/python3 bench/catalog_caps.py
 run /usr/bin/python3 bench/exec_bench.py build
 run /usr/bin/python3 bench/serve_bench.py build
 run /usr/bin/python3 bench/server_start.py build
+run sh bench/jail_start.sh
 exit $status
