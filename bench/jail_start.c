@@ -60,7 +60,6 @@ static double run_mcpfs(char *const *argv, int nul)
 	    {shared, JAIL_SKILLS "/shared", false},
 	    {tree, JAIL_TREE, false},
 	    {servers, JAIL_CODE_DIR "/servers", false},
-	    {run, JAIL_BRIDGE_DIR, false},
 	};
 	const struct jail_file files[] = {{JAIL_CODE_DIR "/main.py", code, sizeof(code) - 1, 0444}};
 	struct jail_spec s = {
@@ -85,6 +84,7 @@ static double run_mcpfs(char *const *argv, int nul)
 	    .stdout_fd = nul,
 	    .stderr_fd = 2,
 	    .run_id = "bench-jail-start",
+	    .listen_path = JAIL_BRIDGE_DIR "/bridge.sock",
 	};
 	struct err e = {0};
 	struct jail_exit ex;
@@ -96,6 +96,7 @@ static double run_mcpfs(char *const *argv, int nul)
 		fprintf(stderr, "jail_start: %s\n", e.text);
 		exit(1);
 	}
+	close(jail_take_listen_fd(j));
 	jail_wait(j, &ex);
 	jail_free(j);
 	t = now_ms() - t0;
@@ -107,7 +108,9 @@ static double run_mcpfs(char *const *argv, int nul)
 }
 
 /* The same root as jail_mount.c builds: /usr and the usr-merge links, the
- * devices, proc, tmpfs /tmp and /dev/shm, the run's binds and file. */
+ * devices, proc, tmpfs /tmp and /dev/shm, the run's binds and file. The
+ * bridge's socket, which mcpfs's child makes in its root, is a bound folder
+ * here, as mcpfs bound it before. */
 static double run_bwrap(const char *bwrap, char *const *prog, int seccomp_fd, int nul)
 {
 	char sfd[16], cfd[16];

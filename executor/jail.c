@@ -266,6 +266,8 @@ void jail_free(struct jail *j)
 	jail_cgroup_remove(j);
 	if (j->pidfd >= 0)
 		close(j->pidfd);
+	if (j->listen_fd >= 0)
+		close(j->listen_fd);
 	close_pair(j->sync_sock);
 	close_pair(j->err_pipe);
 	close_pair(j->status_pipe);
@@ -369,6 +371,7 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	j->spec = s;
 	j->pid = -1;
 	j->pidfd = -1;
+	j->listen_fd = -1;
 	j->sync_sock[0] = j->sync_sock[1] = j->err_pipe[0] = j->err_pipe[1] = -1;
 	j->status_pipe[0] = j->status_pipe[1] = -1;
 	j->cg.tasks_fds[0] = j->cg.tasks_fds[1] = j->cg.dirfd = -1;
@@ -408,7 +411,7 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 			goto out_child;
 		}
 	}
-	if (read_verdict(j, err) < 0)
+	if (read_verdict(j, err) < 0 || jail_listen_parent(j, err) < 0)
 		goto out_free;
 	close(j->sync_sock[1]);
 	j->sync_sock[1] = -1;

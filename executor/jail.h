@@ -67,6 +67,10 @@ struct jail_spec {
 	struct jail_limits limits;
 	int stdin_fd, stdout_fd, stderr_fd; /* become 0, 1, 2 in the jail */
 	const char *run_id;		    /* names the cgroup */
+	/* a unix socket path in the jail (its folder is made, under one that
+	 * exists): the child listens there, in its own root, and the parent
+	 * takes the socket with jail_take_listen_fd; NULL: none */
+	const char *listen_path;
 	bool share_net; /* stay in mcpfs's network namespace (a server that needs the network) */
 	/* cgroup v2: the group (as in /proc/self/cgroup, delegated to mcpfs)
 	 * to make the run's group in; NULL: the one mcpfs runs in */
@@ -78,6 +82,10 @@ struct jail;
 /* Set up and start the program. NULL with @err (EXIT_FAILED, the failing
  * step and call in one line) when any step failed: the program never ran. */
 struct jail *jail_start(const struct jail_spec *s, struct err *err);
+
+/* The listening socket at jail_spec.listen_path (close-on-exec), now the
+ * caller's; -1 when none was asked for or it was taken already. */
+int jail_take_listen_fd(struct jail *j);
 
 /* A pidfd of the jail's pid 1 (the init of its PID namespace, which reaps;
  * the program is its child): it turns readable when pid 1 exits, after the

@@ -38,6 +38,7 @@ struct jail {
 	int err_pipe[2];    /* child -> parent: one line when a step fails; CLOEXEC */
 	int status_pipe[2]; /* pid 1 -> parent: how the program ended; CLOEXEC */
 	struct jail_cgroup cg;
+	int listen_fd; /* parent: jail_spec.listen_path's socket, until taken; -1 */
 	int src_fds[JAIL_MAX_BINDS + 8]; /* child: O_PATH fds of bind sources */
 };
 
@@ -63,6 +64,12 @@ int jail_user_setup_child(struct jail *j, char *why, size_t n);
 /* jail_mount.c: the root. */
 int jail_mount_open_child(struct jail *j, char *why, size_t n);	 /* open sources, as host root */
 int jail_mount_setup_child(struct jail *j, char *why, size_t n); /* build it, pivot_root */
+
+/* jail_listen.c: the socket at jail_spec.listen_path, made in the child's
+ * root (from jail_mount_setup_child, before the root turns read-only) and
+ * received by the parent once the child reached exec. */
+int jail_listen_child(struct jail *j, char *why, size_t n);
+int jail_listen_parent(struct jail *j, struct err *err);
 
 /* jail_net.c: a private loopback. */
 int jail_net_setup_child(struct jail *j, char *why, size_t n);
