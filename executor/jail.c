@@ -241,6 +241,20 @@ int jail_wait(struct jail *j, struct jail_exit *out)
 	return 0;
 }
 
+int jail_status_fd(const struct jail *j)
+{
+	return j->status_pipe[0];
+}
+
+int jail_ended(struct jail *j, struct jail_exit *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (j->reaped || !jail_init_status(j, out))
+		return jail_wait(j, out);
+	jail_cgroup_events(j, &out->memory_limit, &out->pids_limit);
+	return 0;
+}
+
 static void close_pair(int p[2])
 {
 	if (p[0] >= 0)

@@ -112,6 +112,17 @@ struct jail_exit {
  * -errno. */
 int jail_wait(struct jail *j, struct jail_exit *out);
 
+/* Readable once the program ended (pid 1 then says how, before it tears
+ * the jail down) or pid 1 is gone: an answer need not wait for the
+ * namespaces' teardown. */
+int jail_status_fd(const struct jail *j);
+
+/* After jail_status_fd turned readable: how the program ended and what
+ * limits were hit, as jail_wait tells, without waiting for pid 1's end when
+ * pid 1 said it (jail_free then kills what is left and reaps); else
+ * jail_wait. Returns 0 or -errno. */
+int jail_ended(struct jail *j, struct jail_exit *out);
+
 /* Kill what is left, remove the cgroups, free. Accepts NULL. */
 void jail_free(struct jail *j);
 

@@ -34,6 +34,7 @@ struct jail {
 	pid_t pid;
 	int pidfd;
 	bool reaped;
+	bool status_read;   /* pid 1's line was read (jail_ended) */
 	int sync_sock[2];   /* parent -> child: the parent's steps are done */
 	int err_pipe[2];    /* child -> parent: one line when a step fails; CLOEXEC */
 	int status_pipe[2]; /* pid 1 -> parent: how the program ended; CLOEXEC */
@@ -89,9 +90,10 @@ int jail_seccomp_setup_child(struct jail *j, char *why, size_t n);
  * every other step: returns 0 in the program (which then execs), -1 with
  * @why; pid 1 itself never returns. */
 pid_t jail_init_start(struct jail *j, char *why, size_t n);
-/* In the parent, pid 1 reaped: how the program ended, into @out (left as it
- * is when pid 1 was killed before it could say). */
-void jail_init_status(struct jail *j, struct jail_exit *out);
+/* In the parent, pid 1 reaped or its status pipe readable: how the program
+ * ended, into @out, and true; false, @out left as it is, when pid 1 was
+ * killed before it could say, or it was read already. */
+bool jail_init_status(struct jail *j, struct jail_exit *out);
 
 /* jail_cgroup.c: a per-run group (v2 where delegated, else v1). */
 int jail_cgroup_create(struct jail *j, struct err *err);	  /* before clone */

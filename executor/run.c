@@ -160,8 +160,9 @@ static void capture_read(struct capture *c)
 	buf_append(&c->b, chunk, (size_t)r > room ? room : (size_t)r);
 }
 
-/* Wait for the jail to end, reading captured output, killing it all at the
- * deadline or when run_cancel is called. */
+/* Wait for the program to end (its jail's teardown need not: jail_ended),
+ * reading captured output, killing the jail at the deadline or when
+ * run_cancel is called. */
 static void supervise(struct run *r, double timeout_ms)
 {
 	struct pollfd p[4];
@@ -172,7 +173,7 @@ static void supervise(struct run *r, double timeout_ms)
 	int n, i;
 
 	while (alive || r->out.fd >= 0 || r->errs.fd >= 0) {
-		p[0].fd = alive ? jail_pidfd(r->jail) : -1;
+		p[0].fd = alive ? jail_status_fd(r->jail) : -1;
 		p[0].events = POLLIN;
 		for (i = 1; i < 3; i++) {
 			p[i].fd = caps[i]->fd;
@@ -518,12 +519,12 @@ json_t *run_wait(struct run *r, int *status, struct err *err)
 	}
 	r->waited = true;
 	supervise(r, timeout * 1e3);
-	jail_wait(r->jail, &r->ex);
+	jail_ended(r->jail, &r->ex);
 	r->duration_ms = clock_now_ms() - r->t0;
 	iso_now(r->ended_at, sizeof(r->ended_at));
-	jail_free(r->jail);
-	r->jail = NULL;
-	bridge_stop(r->bridge); /* after the jail: every call it made is answered */
+	/* after the program: every call it made is answered. What it left
+	 * running dies with its jail, in run_free, after the answer. */
+	bridge_stop(r->bridge);
 	r->ncalls = bridge_ncalls(r->bridge);
 	r->calls = bridge_calls(r->bridge);
 	r->by_tool = bridge_calls_by_tool(r->bridge);
@@ -544,7 +545,7 @@ void run_free(struct run *r)
 {
 	if (!r)
 		return;
-	jail_free(r->jail); /* a run never waited for: killed and reaped */
+	jail_free(r->jail); /* what the program left, or a run never waited for: killed, reaped */
 	bridge_free(r->bridge);
 	if (r->lock_fd >= 0) {
 		unlink(r->lock_path);
