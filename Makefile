@@ -15,7 +15,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp libmicrohttpd libcrypto
 PKG_CONFIG ?= pkg-config
-ifneq ($(filter-out deps deps-test deps-system clean help,$(MAKECMDGOALS) all),)
+ifneq ($(filter-out deps deps-test deps-bench deps-system clean help,$(MAKECMDGOALS) all),)
 PKG_MISSING := $(shell for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || echo $$p; done)
 endif
 
@@ -60,7 +60,7 @@ RUNTIME_BUILT = $(if $(wildcard executor/runtime/node_modules/esbuild),$(RUNTIME
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check test unit demo bench install uninstall clean deps deps-test deps-system deps-npm format-check help
+.PHONY: all check test unit demo bench install uninstall clean deps deps-test deps-bench deps-system deps-npm format-check help
 all: $(BUILD)/mcpfs $(RUNTIME_BUILT)
 
 $(RUNTIME_DIST): executor/runtime/build.mjs executor/runtime/ts.cjs \
@@ -128,6 +128,9 @@ deps:
 deps-test:
 	sh scripts/deps.sh --test
 
+deps-bench:
+	sh scripts/deps.sh --bench
+
 # The full suite: C unit tests and end-to-end tests against real servers, for
 # the plain build and once more under ASan+UBSan, and the format check.
 # pytest prints the summary, the last line CI reads.
@@ -142,7 +145,7 @@ demo: deps
 	$(MAKE) -j$(JOBS) all
 	sh scripts/demo.sh
 
-bench: deps
+bench: deps-bench
 	$(MAKE) -j$(JOBS) all
 	sh bench/run.sh
 

@@ -25,4 +25,5 @@ run /usr/bin/python3 bench/serve_load.py build
 run /usr/bin/python3 bench/workspace_idle.py build
 run /usr/bin/python3 bench/server_start.py build
 run /usr/bin/python3 bench/ts_start.py build
+run sh bench/jail_start.sh
 exit $status

@@ -859,18 +859,25 @@ static int watch_new(struct bridge *b)
 	return 0;
 }
 
-struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct err *err)
+/* Serve on @lfd (owned from here on, closed on failure too), listening at
+ * @path on the host (removed at the end) or NULL. */
+static struct bridge *bridge_on(int lfd, const char *path, const struct bridge_opts *o,
+				struct err *err)
 {
 	struct bridge *b = calloc(1, sizeof(*b));
 	bool fail = false;
 
 	if (!b) {
+		close(lfd);
+		if (path)
+			unlink(path);
 		err_set(err, EXIT_FAILED, "out of memory");
 		return NULL;
 	}
 	/* Everything bridge_free looks at is valid from here on, so that every
 	 * failure below is one call to it. */
-	b->lfd = b->epfd = b->stop_pipe[0] = b->stop_pipe[1] = -1;
+	b->lfd = lfd;
+	b->epfd = b->stop_pipe[0] = b->stop_pipe[1] = -1;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->work, NULL);
 	pthread_cond_init(&b->idle, NULL);
@@ -905,9 +912,6 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 		err_set(err, EXIT_FAILED, "pipe2: %s", strerror(errno));
 		goto out_free;
 	}
-	b->lfd = listen_on(path, err);
-	if (b->lfd < 0)
-		goto out_free;
 	if (watch_new(b) < 0) {
 		err_set(err, EXIT_FAILED, "epoll: %s", strerror(errno));
 		goto out_free;
@@ -921,6 +925,23 @@ struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct 
 out_free:
 	bridge_free(b);
 	return NULL;
+}
+
+struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct err *err)
+{
+	int lfd;
+
+	if (!o->token || !o->token[0]) {
+		err_set(err, EXIT_USAGE, "bridge: an empty token would let anybody in");
+		return NULL;
+	}
+	lfd = listen_on(path, err);
+	return lfd < 0 ? NULL : bridge_on(lfd, path, o, err);
+}
+
+struct bridge *bridge_adopt(int lfd, const struct bridge_opts *o, struct err *err)
+{
+	return bridge_on(lfd, NULL, o, err);
 }
 
 size_t bridge_ncalls(struct bridge *b)
@@ -955,7 +976,8 @@ void bridge_stop(struct bridge *b)
 	if (b->lfd >= 0) {
 		close(b->lfd);
 		b->lfd = -1;
-		unlink(b->path);
+		if (b->path)
+			unlink(b->path);
 	}
 	cancel_fire(&b->cancel);
 	pthread_mutex_lock(&b->lock);

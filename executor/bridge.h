@@ -79,6 +79,11 @@ struct bridge_opts {
  * threads of its own until bridge_free. NULL with @err. */
 struct bridge *bridge_new(const char *path, const struct bridge_opts *o, struct err *err);
 
+/* The same on @lfd, a unix socket already listening (a jail's, made in its
+ * own root: jail_spec.listen_path), owned by the bridge from here on, even
+ * when this fails. NULL with @err. */
+struct bridge *bridge_adopt(int lfd, const struct bridge_opts *o, struct err *err);
+
 /* tools/call requests answered so far (results and errors). */
 size_t bridge_ncalls(struct bridge *b);
 

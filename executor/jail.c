@@ -241,6 +241,20 @@ int jail_wait(struct jail *j, struct jail_exit *out)
 	return 0;
 }
 
+int jail_status_fd(const struct jail *j)
+{
+	return j->status_pipe[0];
+}
+
+int jail_ended(struct jail *j, struct jail_exit *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (j->reaped || !jail_init_status(j, out))
+		return jail_wait(j, out);
+	jail_cgroup_events(j, &out->memory_limit, &out->pids_limit);
+	return 0;
+}
+
 static void close_pair(int p[2])
 {
 	if (p[0] >= 0)
@@ -266,6 +280,8 @@ void jail_free(struct jail *j)
 	jail_cgroup_remove(j);
 	if (j->pidfd >= 0)
 		close(j->pidfd);
+	if (j->listen_fd >= 0)
+		close(j->listen_fd);
 	close_pair(j->sync_sock);
 	close_pair(j->err_pipe);
 	close_pair(j->status_pipe);
@@ -369,6 +385,7 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 	j->spec = s;
 	j->pid = -1;
 	j->pidfd = -1;
+	j->listen_fd = -1;
 	j->sync_sock[0] = j->sync_sock[1] = j->err_pipe[0] = j->err_pipe[1] = -1;
 	j->status_pipe[0] = j->status_pipe[1] = -1;
 	j->cg.tasks_fds[0] = j->cg.tasks_fds[1] = j->cg.dirfd = -1;
@@ -416,7 +433,7 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 			goto out_child;
 		}
 	}
-	if (read_verdict(j, err) < 0)
+	if (read_verdict(j, err) < 0 || jail_listen_parent(j, err) < 0)
 		goto out_free;
 	close(j->sync_sock[1]);
 	j->sync_sock[1] = -1;

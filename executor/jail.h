@@ -72,6 +72,10 @@ struct jail_spec {
 	struct jail_limits limits;
 	int stdin_fd, stdout_fd, stderr_fd; /* become 0, 1, 2 in the jail */
 	const char *run_id;		    /* names the cgroup */
+	/* a unix socket path in the jail (its folder is made, under one that
+	 * exists): the child listens there, in its own root, and the parent
+	 * takes the socket with jail_take_listen_fd; NULL: none */
+	const char *listen_path;
 	bool share_net; /* stay in mcpfs's network namespace (a server that needs the network) */
 	/* cgroup v2: the group (as in /proc/self/cgroup, delegated to mcpfs)
 	 * to make the run's group in; NULL: the one mcpfs runs in */
@@ -83,6 +87,10 @@ struct jail;
 /* Set up and start the program. NULL with @err (EXIT_FAILED, the failing
  * step and call in one line) when any step failed: the program never ran. */
 struct jail *jail_start(const struct jail_spec *s, struct err *err);
+
+/* The listening socket at jail_spec.listen_path (close-on-exec), now the
+ * caller's; -1 when none was asked for or it was taken already. */
+int jail_take_listen_fd(struct jail *j);
 
 /* A pidfd of the jail's pid 1 (the init of its PID namespace, which reaps;
  * the program is its child): it turns readable when pid 1 exits, after the
@@ -114,6 +122,17 @@ struct jail_exit {
  * block): how the program ended, and what limits were hit. Returns 0 or
  * -errno. */
 int jail_wait(struct jail *j, struct jail_exit *out);
+
+/* Readable once the program ended (pid 1 then says how, before it tears
+ * the jail down) or pid 1 is gone: an answer need not wait for the
+ * namespaces' teardown. */
+int jail_status_fd(const struct jail *j);
+
+/* After jail_status_fd turned readable: how the program ended and what
+ * limits were hit, as jail_wait tells, without waiting for pid 1's end when
+ * pid 1 said it (jail_free then kills what is left and reaps); else
+ * jail_wait. Returns 0 or -errno. */
+int jail_ended(struct jail *j, struct jail_exit *out);
 
 /* Kill what is left, remove the cgroups, free. Accepts NULL. */
 void jail_free(struct jail *j);

@@ -35,11 +35,13 @@ struct jail {
 	pid_t pid;
 	int pidfd;
 	bool reaped;
+	bool status_read;   /* pid 1's line was read (jail_ended) */
 	int sync_sock[2];   /* parent -> child: the parent's steps are done */
 	int err_pipe[2];    /* child -> parent: one line when a step fails; CLOEXEC */
 	int status_pipe[2]; /* pid 1 -> parent: how the program ended; CLOEXEC */
 	struct jail_cgroup cg;
 	struct jail_limits in_force; /* jail_cgroup_create: the spec's, less what no cgroup holds */
+	int listen_fd;		     /* parent: jail_spec.listen_path's socket, until taken; -1 */
 	int src_fds[JAIL_MAX_BINDS + 8]; /* child: O_PATH fds of bind sources */
 };
 
@@ -66,6 +68,12 @@ int jail_user_setup_child(struct jail *j, char *why, size_t n);
 int jail_mount_open_child(struct jail *j, char *why, size_t n);	 /* open sources, as host root */
 int jail_mount_setup_child(struct jail *j, char *why, size_t n); /* build it, pivot_root */
 
+/* jail_listen.c: the socket at jail_spec.listen_path, made in the child's
+ * root (from jail_mount_setup_child, before the root turns read-only) and
+ * received by the parent once the child reached exec. */
+int jail_listen_child(struct jail *j, char *why, size_t n);
+int jail_listen_parent(struct jail *j, struct err *err);
+
 /* jail_net.c: a private loopback. */
 int jail_net_setup_child(struct jail *j, char *why, size_t n);
 
@@ -84,9 +92,10 @@ int jail_seccomp_setup_child(struct jail *j, char *why, size_t n);
  * every other step: returns 0 in the program (which then execs), -1 with
  * @why; pid 1 itself never returns. */
 pid_t jail_init_start(struct jail *j, char *why, size_t n);
-/* In the parent, pid 1 reaped: how the program ended, into @out (left as it
- * is when pid 1 was killed before it could say). */
-void jail_init_status(struct jail *j, struct jail_exit *out);
+/* In the parent, pid 1 reaped or its status pipe readable: how the program
+ * ended, into @out, and true; false, @out left as it is, when pid 1 was
+ * killed before it could say, or it was read already. */
+bool jail_init_status(struct jail *j, struct jail_exit *out);
 
 /* jail_cgroup.c: a per-run group (v2 where delegated, else v1). */
 int jail_cgroup_create(struct jail *j, struct err *err);	  /* before clone */

@@ -101,17 +101,20 @@ pid_t jail_init_start(struct jail *j, char *why, size_t n)
 	init_main(j, prog);
 }
 
-void jail_init_status(struct jail *j, struct jail_exit *out)
+bool jail_init_status(struct jail *j, struct jail_exit *out)
 {
 	char line[32];
 	ssize_t r;
 	int v;
 
+	if (j->status_read)
+		return false;
 	do
 		r = read(j->status_pipe[0], line, sizeof(line) - 1);
 	while (r < 0 && errno == EINTR);
 	if (r <= 0)
-		return; /* pid 1 was killed: its own end stands */
+		return false; /* pid 1 was killed: its own end stands */
+	j->status_read = true;
 	line[r] = '\0';
 	if (sscanf(line, "exit %d", &v) == 1) {
 		out->exit_code = v;
@@ -120,4 +123,5 @@ void jail_init_status(struct jail *j, struct jail_exit *out)
 		out->exit_code = 0;
 		out->signal = v;
 	}
+	return true;
 }

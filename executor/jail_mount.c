@@ -305,6 +305,8 @@ int jail_mount_setup_child(struct jail *j, char *why, size_t n)
 		return jail_why(why, n, "umount2(old root, MNT_DETACH)");
 	if (chdir("/") < 0)
 		return jail_why(why, n, "chdir(/)");
+	if (jail_listen_child(j, why, n) < 0)
+		return -1;
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) <
 	    0)
 		return jail_why(why, n, "mount(/, MS_REMOUNT|MS_RDONLY)");

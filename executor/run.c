@@ -37,6 +37,7 @@
 /* The TypeScript runtime's build (sucrase's bundle and its code cache). */
 #define RUN_RUNTIME_DIST MCPFS_SRCDIR "/executor/runtime/dist"
 #define RUN_RUNTIME_DIST_INSTALLED MCPFS_LIBDIR "/runtime/dist"
+#define RUN_BRIDGE_SOCKET "bridge.sock" /* in JAIL_BRIDGE_DIR */
 
 struct capture {
 	int fd; /* read end, -1 at EOF */
@@ -56,7 +57,6 @@ struct run {
 	char session[ID_MAX + 1];
 	char tree[4096], tree_servers[4200];
 	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
-	char dir[4096], sock[4200];
 	char lock_path[4200];
 	int lock_fd; /* lock_path, locked while the run lives; else -1 */
 	int ws_hold; /* the workspace held (workspaces/idle.h) when we opened it; else -1 */
@@ -162,8 +162,9 @@ static void capture_read(struct capture *c)
 	buf_append(&c->b, chunk, (size_t)r > room ? room : (size_t)r);
 }
 
-/* Wait for the jail to end, reading captured output, killing it all at the
- * deadline or when run_cancel is called. */
+/* Wait for the program to end (its jail's teardown need not: jail_ended),
+ * reading captured output, killing the jail at the deadline or when
+ * run_cancel is called. */
 static void supervise(struct run *r, double timeout_ms)
 {
 	struct pollfd p[4];
@@ -174,7 +175,7 @@ static void supervise(struct run *r, double timeout_ms)
 	int n, i;
 
 	while (alive || r->out.fd >= 0 || r->errs.fd >= 0) {
-		p[0].fd = alive ? jail_pidfd(r->jail) : -1;
+		p[0].fd = alive ? jail_status_fd(r->jail) : -1;
 		p[0].events = POLLIN;
 		for (i = 1; i < 3; i++) {
 			p[i].fd = caps[i]->fd;
@@ -204,9 +205,9 @@ static void supervise(struct run *r, double timeout_ms)
 	}
 }
 
-/* The run's folder and its lock (run_sweep.c), under the sweep lock so that
- * a sweep never finds the run unlocked. */
-static int run_dir_make(struct run *r, struct err *err)
+/* The run's lock (run_sweep.c), under the sweep lock so that a sweep never
+ * finds the run unlocked. */
+static int run_lock_make(struct run *r, struct err *err)
 {
 	char base[3900];
 	int sweep, rc = -1;
@@ -220,38 +221,20 @@ static int run_dir_make(struct run *r, struct err *err)
 			       strerror(-sweep));
 	snprintf(r->lock_path, sizeof(r->lock_path), "%s/exec-%s" RUN_LOCK_SUFFIX, base, r->id);
 	r->lock_fd = open(r->lock_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (r->lock_fd < 0 || flock(r->lock_fd, LOCK_EX) < 0) {
+	if (r->lock_fd < 0 || flock(r->lock_fd, LOCK_EX) < 0)
 		err_set(err, EXIT_FAILED, "%s: %s", r->lock_path, strerror(errno));
-		goto out;
-	}
-	snprintf(r->dir, sizeof(r->dir), "%s/exec-%s", base, r->id);
-	snprintf(r->sock, sizeof(r->sock), "%s/bridge.sock", r->dir);
-	/* Only the jail's user may enter: another run's jail never sees it
-	 * anyway (its own mount namespace), and host users do not either. */
-	if (mkdir(r->dir, 0700) < 0) {
-		err_set(err, EXIT_FAILED, "mkdir %s: %s", r->dir, strerror(errno));
-		r->dir[0] = '\0';
-		goto out;
-	}
-	if (chown(r->dir, r->host_uid, r->host_gid) < 0) {
-		err_set(err, EXIT_FAILED, "chown %s: %s", r->dir, strerror(errno));
-		goto out;
-	}
-	rc = 0;
-out:
+	else
+		rc = 0;
 	close(sweep);
 	return rc;
 }
 
-/* The run's bridge; its calls end with the run, @timeout_s from now at the
- * latest (the jail starts a moment later, so a call never outlives it). */
+/* The run's bridge, on the socket its jail made (jail_spec.listen_path);
+ * its calls end by the run's deadline, so a call never outlives the jail. */
 static int bridge_start(struct run *r, double timeout_s, struct err *err)
 {
 	struct bridge_opts bo = {0};
 
-	if (bridge_token_new(r->token, sizeof(r->token)) < 0)
-		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
-	snprintf(r->env_token, sizeof(r->env_token), "%s=%s", BRIDGE_ENV_TOKEN, r->token);
 	bo.hub = r->o->hub;
 	bo.search = r->o->search;
 	bo.asker = r->o->asker;
@@ -260,15 +243,11 @@ static int bridge_start(struct run *r, double timeout_s, struct err *err)
 	bo.workspace = r->ws.workspace;
 	bo.ws = &r->ws;
 	bo.session = r->session;
-	bo.deadline_s = clock_now_s() + timeout_s;
+	bo.deadline_s = r->t0 / 1e3 + timeout_s;
 	bo.on_call = r->o->on_tool_call;
 	bo.on_call_ctx = r->o->on_tool_call_ctx;
-	r->bridge = bridge_new(r->sock, &bo, err);
-	if (!r->bridge)
-		return -1;
-	if (chown(r->sock, r->host_uid, r->host_gid) < 0)
-		return err_set(err, EXIT_FAILED, "chown %s: %s", r->sock, strerror(errno));
-	return 0;
+	r->bridge = bridge_adopt(jail_take_listen_fd(r->jail), &bo, err);
+	return r->bridge ? 0 : -1;
 }
 
 static const char *runtime_dist(void)
@@ -292,7 +271,8 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 				 JAIL_CODE_DIR "/main.ts",
 				 NULL};
 	const char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8",
-			      BRIDGE_ENV_SOCKET "=" JAIL_BRIDGE_DIR "/bridge.sock", r->env_token,
+			      BRIDGE_ENV_SOCKET "=" JAIL_BRIDGE_DIR "/" RUN_BRIDGE_SOCKET,
+			      r->env_token,
 			      /* "/" makes /skills importable as the package skills */
 			      "PYTHONPATH=" JAIL_TREE ":/", NULL};
 	struct jail_bind binds[] = {
@@ -301,7 +281,6 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	    {r->skills_shared, JAIL_SKILLS "/shared", false},
 	    {r->tree, JAIL_TREE, false},
 	    {r->tree_servers, JAIL_CODE_DIR "/servers", false},
-	    {r->dir, JAIL_BRIDGE_DIR, false},
 	    {runtime_dist(), JAIL_RUNTIME_DIR "/dist", false},
 	};
 	struct jail_file files[RUN_MAX_FILES];
@@ -356,6 +335,7 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	s.stdout_fd = out_fd;
 	s.stderr_fd = err_fd;
 	s.run_id = r->id;
+	s.listen_path = JAIL_BRIDGE_DIR "/" RUN_BRIDGE_SOCKET;
 	s.cgroup_parent = o->cgroup_parent;
 	r->t0 = clock_now_ms();
 	iso_now(r->started_at, sizeof(r->started_at));
@@ -526,8 +506,11 @@ int run_start(struct run *r, struct err *err)
 	    run_tree_dir(o->root, o->cfg, o->hub, r->tree, sizeof(r->tree), err) < 0)
 		return -1;
 	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
-	if (run_dir_make(r, err) < 0 || bridge_start(r, timeout, err) < 0)
+	if (run_lock_make(r, err) < 0)
 		return -1;
+	if (bridge_token_new(r->token, sizeof(r->token)) < 0)
+		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
+	snprintf(r->env_token, sizeof(r->env_token), "%s=%s", BRIDGE_ENV_TOKEN, r->token);
 	if (o->capture && (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)) {
 		err_set(err, EXIT_FAILED, "pipe2: %s", strerror(errno));
 		goto out;
@@ -544,6 +527,12 @@ int run_start(struct run *r, struct err *err)
 		r->out.fd = po[0];
 		r->errs.fd = pe[0];
 		po[0] = pe[0] = -1;
+	}
+	/* The code may connect already: the socket queues it until then. A
+	 * bridge that cannot start ends the run (run_free reaps the jail). */
+	if (bridge_start(r, timeout, err) < 0) {
+		jail_kill(r->jail);
+		goto out;
 	}
 	rc = 0;
 out:
@@ -570,12 +559,12 @@ json_t *run_wait(struct run *r, int *status, struct err *err)
 	}
 	r->waited = true;
 	supervise(r, timeout * 1e3);
-	jail_wait(r->jail, &r->ex);
+	jail_ended(r->jail, &r->ex);
 	r->duration_ms = clock_now_ms() - r->t0;
 	iso_now(r->ended_at, sizeof(r->ended_at));
-	jail_free(r->jail);
-	r->jail = NULL;
-	bridge_stop(r->bridge); /* after the jail: every call it made is answered */
+	/* after the program: every call it made is answered. What it left
+	 * running dies with its jail, in run_free, after the answer. */
+	bridge_stop(r->bridge);
 	r->ncalls = bridge_ncalls(r->bridge);
 	r->calls = bridge_calls(r->bridge);
 	r->by_tool = bridge_calls_by_tool(r->bridge);
@@ -596,11 +585,9 @@ void run_free(struct run *r)
 {
 	if (!r)
 		return;
-	jail_free(r->jail);	/* a run never waited for: killed and reaped */
-	bridge_free(r->bridge); /* removes the socket */
+	jail_free(r->jail); /* what the program left, or a run never waited for: killed, reaped */
+	bridge_free(r->bridge);
 	ws_release(r->ws_hold); /* the jail is gone: the sweep may unmount */
-	if (r->dir[0])
-		rmdir(r->dir);
 	if (r->lock_fd >= 0) {
 		unlink(r->lock_path);
 		close(r->lock_fd);

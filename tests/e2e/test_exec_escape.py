@@ -321,8 +321,11 @@ def test_orphan_dies_with_run(mcpfs, host_unchanged):  # noqa: F811
 
 
 def test_other_runs_bridge_unreachable(mcpfs, host_unchanged):  # noqa: F811
-    """The first run waits for a file the test makes only after the second
-    run probed: its bridge socket is there on the host all along."""
+    """A run's bridge socket lives in its jail's own root: while the first
+    run waits (for a file the test makes only after the second run probed),
+    no socket of it is on the host under the data root, and the second run
+    cannot reach it by the path the host sees it at (through the first
+    jail's /proc/PID/root)."""
     exec_config(mcpfs)
     go = go_file(mcpfs)
     waiter = mcpfs.tmp / "waiter.py"
@@ -330,15 +333,20 @@ def test_other_runs_bridge_unreachable(mcpfs, host_unchanged):  # noqa: F811
     first = subprocess.Popen(mcpfs.cmd("exec", "--json", waiter), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=mcpfs.env)
     try:
-        run_dir = mcpfs.root / "run"
-        socks = []
-        for _ in range(500):
-            socks = list(run_dir.glob("exec-*/bridge.sock")) if run_dir.exists() else []
-            if socks:
+        sock = None
+        for _ in range(1500):
+            for pid in jail_pids_of(mcpfs.root):
+                s = Path(f"/proc/{pid}/root/run/mcpfs/bridge.sock")
+                with contextlib.suppress(OSError):
+                    if stat.S_ISSOCK(s.stat().st_mode):
+                        sock = s
+            if sock or first.poll() is not None:
                 break
             time.sleep(0.02)
-        assert len(socks) == 1, "the first run's bridge socket never appeared"
-        sock = socks[0]
+        assert sock, "the first run's bridge socket never appeared in its jail"
+        on_host = [os.path.join(d, f) for d, _, fs in os.walk(mcpfs.root) for f in fs
+                   if stat.S_ISSOCK(os.lstat(os.path.join(d, f)).st_mode)]
+        assert on_host == [], on_host
         p, res = run_code(mcpfs, payload("other_bridge.py", socket=sock))
         # still there, the first run still waiting: the probe met a live socket
         assert stat.S_ISSOCK(sock.stat().st_mode) and first.poll() is None
@@ -479,10 +487,34 @@ def test_jail_view(mcpfs, host_unchanged):  # noqa: F811
              "/workspace": str(root / "workspaces" / "default" / "workspace"),
              "/skills": str(root / "workspaces" / "default" / "skills"),
              "/skills/shared": str(root / "skills-shared"),
-             "/mcp": str(tree), "/run/code/servers": str(tree / "servers"),
-             "/run/mcpfs": str(root / "run" / f"exec-{res['run_id']}")}
+             "/mcp": str(tree), "/run/code/servers": str(tree / "servers")}
     want = {m: ["/", t] for m, t in JAIL_FRESH.items()}
     want.update({m: list(_host_mount_of(src)) for m, src in binds.items()})
     seen = [m[1] for m in view["mounts"]]
     assert sorted(seen) == sorted(want), "a mount the jail should not have, or one missing"
     assert {m[1]: [m[0], m[2]] for m in view["mounts"]} == want
+
+
+def _mountinfo_naming(mcpfs, what: str):
+    """The lines of a run's /proc/self/mountinfo that name @what."""
+    exec_config(mcpfs)
+    p, res = run_code(mcpfs, "print(open('/proc/self/mountinfo').read())")
+    assert res and res["exit_code"] == 0, (p.stderr, res)
+    return [line for line in res["stdout"].splitlines() if what in line], res
+
+
+def test_mountinfo_names_no_run_folder(mcpfs, host_unchanged):  # noqa: F811
+    """The bridge socket is made in the jail's own root: no run folder of
+    the data root is bound in (issue 19)."""
+    root = os.path.realpath(mcpfs.root)
+    lines, res = _mountinfo_naming(mcpfs, f"{root}/run")
+    assert lines == [], lines
+    assert not [line for line in res["stdout"].splitlines() if res["run_id"] in line]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 19: the skills, shared skills and tree cache "
+                   "are still binds of data-root folders")
+def test_mountinfo_names_no_data_root(mcpfs, host_unchanged):  # noqa: F811
+    """Nothing in the jail's mount table names a path under the data root."""
+    lines, _ = _mountinfo_naming(mcpfs, os.path.realpath(mcpfs.root))
+    assert lines == [], lines

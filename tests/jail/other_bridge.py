@@ -1,4 +1,5 @@
-# Another run's bridge socket (its host path) does not exist in this jail.
+# Another run's bridge socket, by the path the host sees it at, does not
+# exist in this jail.
 import errno, os, socket
 path = "@SOCKET@"
 try:

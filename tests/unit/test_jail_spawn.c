@@ -164,6 +164,51 @@ static void test_files_written(void)
 	CHECK(rc == 0 && !strcmp(out, "from a file\n"), "exit %d: %s %s", rc, out, e.text);
 }
 
+/* jail_ended tells the program's end from pid 1's line, before pid 1 is
+ * reaped: the program's code, not pid 1's 0, while a child the program left
+ * is still being killed; jail_free then leaves nothing. */
+static void test_ended_before_teardown(void)
+{
+	const char *argv[] = {
+	    "/usr/bin/python3", "-c",
+	    "import os, time\nif os.fork() == 0:\n    time.sleep(60)\nos._exit(3)\n", NULL};
+	const char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+	struct jail_spec s = {
+	    .argv = argv,
+	    .envp = envp,
+	    .cwd = "/",
+	    .host_uid = 64000,
+	    .host_gid = 64000,
+	    .limits = {.cpu_s = 10,
+		       .fsize_mb = 16,
+		       .nofile = 256,
+		       .nproc = 4096,
+		       .data_mb = 1024,
+		       .memory_mb = 256,
+		       .pids = 64,
+		       .tmp_mb = 16},
+	    .run_id = "unit-ended",
+	};
+	struct pollfd p = {.events = POLLIN};
+	struct jail_exit ex;
+	struct err e = {0};
+	struct jail *j;
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC), rc;
+
+	s.stdin_fd = s.stdout_fd = s.stderr_fd = nul;
+	j = jail_start(&s, &e);
+	close(nul);
+	CHECK(j != NULL, "jail_start: %s", e.text);
+	if (!j)
+		return;
+	p.fd = jail_status_fd(j);
+	CHECK(poll(&p, 1, 30000) == 1, "the program's end was never told");
+	rc = jail_ended(j, &ex);
+	CHECK(rc == 0 && ex.exit_code == 3 && ex.signal == 0, "jail_ended: %d, exit %d, signal %d",
+	      rc, ex.exit_code, ex.signal);
+	jail_free(j);
+}
+
 int main(void)
 {
 	if (geteuid() != 0)
@@ -177,6 +222,7 @@ int main(void)
 	test_denials();
 	test_fail_closed();
 	test_files_written();
+	test_ended_before_teardown();
 	rmdir(workspace);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
