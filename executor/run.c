@@ -21,6 +21,7 @@
 #include "../common/buf.h"
 #include "../common/clock.h"
 #include "../common/embed.h"
+#include "../policy/policy.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
 #include "../workspaces/session.h"
@@ -483,7 +484,8 @@ int run_start(struct run *r, struct err *err)
 		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
 	snprintf(r->session, sizeof(r->session), "%s", o->session ? o->session : r->id);
 	if (workspace_ready(r, err) < 0 ||
-	    run_tree_dir(o->root, o->cfg, o->hub, r->tree, sizeof(r->tree), err) < 0)
+	    run_tree_dir(o->root, o->cfg, o->hub, policy_rules(o->policy, o->customer), r->tree,
+			 sizeof(r->tree), err) < 0)
 		return -1;
 	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
 	if (run_dir_make(r, err) < 0 || bridge_start(r, timeout, err) < 0)

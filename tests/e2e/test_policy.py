@@ -1,0 +1,168 @@
+"""Per-customer policy (policy/, README "Policy"): two customers with other
+rules over the real server-everything and server-memory; each one's tree
+shows only what it may call; what is hidden is refused through the
+generated runtime, a raw bridge message, odd spellings of its name,
+resources and prompts; `ask` with no person there is refused with the
+reason; approval through serve (the SDK client as the MCP host) and on a
+terminal (tmux); a rate limit of one customer leaves the other's calls
+alone."""
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import everything_stdio, memory_server
+from conftest_executor import run_code
+from conftest_serve import Serve, sdk, wait_for
+
+POLICY = {
+    # acme: the memory server and everything's echo; what may destroy asks.
+    "acme": {"allow": ["memory.*", "everything.echo"], "destructive": "ask",
+             "callsPerMinute": {"everything.echo": 3}},
+    # beta: only read-only tools, and not get-env; memory's prompts and
+    # resources are open, everything's are too.
+    "beta": {"readOnly": True, "deny": ["everything.get-env"]},
+    # everyone else: everything but the memory server.
+    "default": {"deny": ["memory"]},
+}
+
+
+def policy_config(mcpfs, policy=None):
+    cfg = {"mcpServers": {"everything": everything_stdio(), "memory": memory_server(mcpfs.tmp)},
+           "policy": policy or POLICY}
+    mcpfs.config_path.write_text(json.dumps(cfg, indent=2))
+
+
+LIST_TREE = """
+import os, json
+tree = {}
+for s in sorted(os.listdir("/mcp/servers")):
+    if os.path.isdir("/mcp/servers/" + s):
+        tree[s] = sorted(f[:-5] for f in os.listdir("/mcp/servers/" + s) if f.endswith(".json"))
+print(json.dumps(tree))
+"""
+
+
+def tree_of(mcpfs, customer):
+    p, res = run_code(mcpfs, LIST_TREE, "--customer", customer)
+    assert p.returncode == 0, p.stderr
+    return json.loads(res["stdout"])
+
+
+def test_each_tree_shows_only_its_tools(mcpfs):
+    policy_config(mcpfs)
+    acme, beta, other = (tree_of(mcpfs, c) for c in ("acme", "beta", "someone"))
+    assert acme["everything"] == ["echo"], acme
+    assert "delete_entities" in acme["memory"] and "read_graph" in acme["memory"], acme
+    assert sorted(beta["memory"]) == ["open_nodes", "read_graph", "search_nodes"], beta
+    assert "get_env" not in beta["everything"] and "get_sum" in beta["everything"], beta
+    assert "toggle_simulated_logging" not in beta["everything"], beta  # not readOnlyHint
+    assert "memory" not in other and "get_env" in other["everything"], other
+    # The mcpfs tools listing is not the tree: all tools stay listed there.
+    assert len(mcpfs.json("tools", "everything")) > 10
+
+
+REFUSALS = r"""
+import json, os, socket
+from servers._runtime import call_tool, read_resource, get_prompt
+out = {}
+def attempt(key, fn):
+    try:
+        fn()
+        out[key] = "ran"
+    except Exception as e:
+        out[key] = str(e)
+SERVER, TOOL = "@SERVER@", "@TOOL@"
+attempt("runtime", lambda: call_tool(SERVER, TOOL, {}))
+attempt("upper", lambda: call_tool(SERVER, TOOL.upper(), {}))
+attempt("unicode", lambda: call_tool(SERVER, TOOL.replace("-", "\u2010").replace("_", "\uff3f"), {}))
+attempt("allowed", lambda: call_tool("everything", "echo", {"message": "hi"}))
+attempt("resource", lambda: read_resource("memory", "memory://x"))
+attempt("prompt", lambda: get_prompt("memory", "p"))
+s = socket.socket(socket.AF_UNIX)
+s.connect(os.environ["MCPFS_BRIDGE"])
+f = s.makefile("rw")
+def rpc(i, method, params):
+    f.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+    f.flush()
+    return json.loads(f.readline())
+rpc(0, "auth", {"token": os.environ["MCPFS_BRIDGE_TOKEN"]})
+out["raw"] = rpc(1, "tools/call", {"server": SERVER, "name": TOOL, "arguments": {}})
+print(json.dumps(out))
+"""
+
+
+def refusals(server, tool):
+    return REFUSALS.replace("@SERVER@", server).replace("@TOOL@", tool)
+
+
+def test_hidden_tools_are_refused_however_called(mcpfs):
+    policy_config(mcpfs)
+    # "someone" (the default rules) may not reach memory at all.
+    p, res = run_code(mcpfs, refusals("memory", "read_graph"), "--customer", "someone")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(res["stdout"])
+    for key in ("runtime", "upper", "unicode"):
+        assert "refused" in out[key] and "customer default" in out[key], (key, out)
+    assert "closed to customer default" in out["runtime"], out
+    assert out["allowed"] == "ran", out
+    for key in ("resource", "prompt"):
+        assert "refused" in out[key] and "closed to customer default" in out[key], (key, out)
+    assert "refused" in out["raw"]["error"]["message"], out
+    assert "result" not in out["raw"], out
+
+    # acme: get-env is named by no allow pattern; a name the server does
+    # not list byte for byte is refused before any server sees it.
+    p, res = run_code(mcpfs, refusals("everything", "get-env"), "--customer", "acme")
+    out = json.loads(res["stdout"])
+    assert "no allow pattern names it" in out["runtime"], out
+    assert "lists no tool by that name" in out["upper"], out
+    assert "lists no tool by that name" in out["unicode"], out
+    assert out["allowed"] == "ran", out
+    assert "no allow pattern names it" in out["raw"]["error"]["message"], out
+
+
+def test_cli_call_is_held_too(mcpfs):
+    policy_config(mcpfs)
+    p = mcpfs.run("call", "everything", "get-env", "{}", "--customer", "beta", check=1)
+    assert "refused: denied by policy for customer beta (deny \"everything.get-env\")" in p.stderr
+    assert p.stderr.count("\n") == 1, p.stderr
+    p = mcpfs.run("call", "memory", "create_entities", '{"entities": []}', "--customer", "beta",
+                  check=1)
+    assert "readOnly" in p.stderr, p.stderr
+    mcpfs.run("call", "memory", "read_graph", "{}", "--customer", "beta", check=0)
+
+
+def test_bad_policy_is_one_clear_line(mcpfs):
+    policy_config(mcpfs, {"acme": {"alow": ["x.*"]}})
+    p = mcpfs.run("call", "everything", "echo", '{"message": "x"}', check=2)
+    assert "policy for customer \"acme\": \"alow\" is not a policy field" in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1, p.stderr
+
+
+ASK_CODE = """
+from servers.memory import create_entities, delete_entities, read_graph
+create_entities(entities=[{"name": "a", "entityType": "t", "observations": []},
+                          {"name": "b", "entityType": "t", "observations": []}])
+for name in ("a", "b"):
+    try:
+        delete_entities(entityNames=[name])
+        print("deleted", name)
+    except Exception as e:
+        print("refused", name, e)
+print("left", sorted(e["name"] for e in read_graph()["entities"]))
+"""
+
+
+def test_ask_without_a_person_is_refused(mcpfs):
+    policy_config(mcpfs)
+    p, res = run_code(mcpfs, ASK_CODE, "--customer", "acme")
+    assert p.returncode == 0, p.stderr
+    out = res["stdout"]
+    assert "refused a" in out and "refused b" in out, out
+    assert "needs approval by policy for customer acme (destructive: ask)" in out, out
+    assert "no one is there to approve it" in out, out
+    assert "left ['a', 'b']" in out, out
