@@ -60,6 +60,7 @@ struct run {
 	char dir[4096], sock[4200];
 	char lock_path[4200];
 	int lock_fd; /* lock_path, locked while the run lives; else -1 */
+	int slot_fd; /* the customer's maxRuns slot (policy_run_slot), else -1 */
 	char token[64], env_token[128];
 	char rt_paths[RUN_MAX_FILES][128]; /* jail paths of the runtime files */
 	struct bridge *bridge;
@@ -440,6 +441,29 @@ static int workspace_ready(struct run *r, struct err *err)
 	return 0;
 }
 
+/* A run into a session that has ended would run, write its files, and only
+ * then fail to be recorded: it is refused before its code starts. */
+static int session_open(struct run *r, struct err *err)
+{
+	struct err e = {0};
+	json_t *log;
+	bool ended;
+
+	if (!r->o->session)
+		return 0;
+	log = session_load(&r->ws, r->session, &e);
+	if (!log)
+		return 0; /* a new session, or one the append will report on */
+	ended = json_is_string(json_object_get(log, "ended_at"));
+	json_decref(log);
+	if (ended)
+		return err_set(err, EXIT_USAGE,
+			       "session %s of customer %s has ended: nothing was run (start a new "
+			       "session)",
+			       r->session, r->ws.customer);
+	return 0;
+}
+
 struct run *run_new(const struct run_opts *o, struct err *err)
 {
 	struct run *r = calloc(1, sizeof(*r));
@@ -449,7 +473,7 @@ struct run *run_new(const struct run_opts *o, struct err *err)
 		return NULL;
 	}
 	r->o = o;
-	r->out.fd = r->errs.fd = r->lock_fd = -1;
+	r->out.fd = r->errs.fd = r->lock_fd = r->slot_fd = -1;
 	buf_init(&r->out.b, RUN_OUTPUT_MAX);
 	buf_init(&r->errs.b, RUN_OUTPUT_MAX);
 	r->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -483,7 +507,9 @@ int run_start(struct run *r, struct err *err)
 	if (run_id_new(r->id, sizeof(r->id)) < 0)
 		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
 	snprintf(r->session, sizeof(r->session), "%s", o->session ? o->session : r->id);
-	if (workspace_ready(r, err) < 0 ||
+	if (workspace_ready(r, err) < 0 || session_open(r, err) < 0 ||
+	    policy_run_slot(policy_rules(o->policy, o->customer), r->ws.dir, &r->slot_fd, err) <
+		0 ||
 	    run_tree_dir(o->root, o->cfg, o->hub, policy_rules(o->policy, o->customer), r->tree,
 			 sizeof(r->tree), err) < 0)
 		return -1;
@@ -566,6 +592,8 @@ void run_free(struct run *r)
 		unlink(r->lock_path);
 		close(r->lock_fd);
 	}
+	if (r->slot_fd >= 0)
+		close(r->slot_fd);
 	if (r->out.fd >= 0)
 		close(r->out.fd);
 	if (r->errs.fd >= 0)

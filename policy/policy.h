@@ -62,6 +62,12 @@ const char *policy_rules_key(const struct policy_rules *r);
 /* Seconds a person has to approve a call of @r; then it is declined. */
 double policy_ask_timeout(const struct policy_rules *r);
 
+/* Take one of @r's maxRuns slots for a run of the customer whose folder is
+ * @customer_dir, across processes: *@fd holds it until closed (-1 when @r
+ * sets no limit). Returns 0, or -1 with @err when every slot is taken. */
+int policy_run_slot(const struct policy_rules *r, const char *customer_dir, int *fd,
+		    struct err *err);
+
 /* Add the hook to @h (order HUB_ORDER_POLICY): every tools/call,
  * resources/read and prompts/get of a customer decided by its rules; a tool
  * the server does not list is refused (names are compared byte for byte);

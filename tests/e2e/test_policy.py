@@ -15,16 +15,17 @@ import time
 import pytest
 
 from conftest import everything_stdio, memory_server
-from conftest_executor import run_code
+from conftest_executor import go_waiter, run_code
 from conftest_serve import Serve, sdk, wait_for
 
 POLICY = {
     # acme: the memory server and everything's echo; what may destroy asks.
     "acme": {"allow": ["memory.*", "everything.echo"], "destructive": "ask",
-             "callsPerMinute": {"everything.echo": 3}},
+             "callsPerMinute": {"everything.echo": 3}, "maxRuns": 1},
     # beta: only read-only tools, and not get-env; memory's prompts and
     # resources are open, everything's are too.
-    "beta": {"readOnly": True, "deny": ["everything.get-env"]},
+    "beta": {"readOnly": True, "deny": ["everything.get-env"],
+             "callsPerMinute": {"everything.echo": 3}},
     # everyone else: everything but the memory server.
     "default": {"deny": ["memory"]},
 }
@@ -166,3 +167,113 @@ def test_ask_without_a_person_is_refused(mcpfs):
     assert "needs approval by policy for customer acme (destructive: ask)" in out, out
     assert "no one is there to approve it" in out, out
     assert "left ['a', 'b']" in out, out
+
+
+def test_ask_through_serve_approved_once_declined_once(mcpfs):
+    policy_config(mcpfs)
+    cmd = ["--stdio", mcpfs.binary, "--config", str(mcpfs.config_path), "serve", "--stdio",
+           "--customer", "acme"]
+    out = sdk(mcpfs, "host", ASK_CODE, "--approvals", "yes,no", *cmd)
+    stdout = out["result"]["stdout"]
+    assert "deleted a" in stdout, out
+    assert "refused b" in stdout and "the MCP host's user declined it (decline)" in stdout, out
+    assert "left ['b']" in stdout, out
+    asked = [e for e in out["elicited"] if "approve" in e["requestedSchema"]["properties"]]
+    assert len(asked) == 2, out["elicited"]
+    assert "customer acme's code calls memory.delete_entities" in asked[0]["message"], asked
+    assert '"entityNames":["a"]' in asked[0]["message"], asked
+    assert '"entityNames":["b"]' in asked[1]["message"], asked
+
+
+def tmux_text(sock, name):
+    return subprocess.run(["tmux", "-S", sock, "capture-pane", "-p", "-J", "-t", name],
+                          capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(not shutil.which("tmux"), reason="tmux is not installed")
+def test_ask_on_a_terminal_approved_once_declined_once(mcpfs):
+    policy_config(mcpfs)
+    prog = mcpfs.tmp / "ask.py"
+    prog.write_text(ASK_CODE)
+    out = mcpfs.tmp / "out.txt"
+    sock = str(mcpfs.tmp / "tmux.sock")
+    env = " ".join(f"{k}='{v}'" for k, v in mcpfs.env.items())
+    cmd = " ".join(mcpfs.cmd("exec", "--customer", "acme", prog))
+    subprocess.run(["tmux", "-S", sock, "new-session", "-d", "-s", "t", "-x", "250", "-y", "50",
+                    f"env -i {env} {cmd} > {out}; echo exit=$? >> {out}; sleep 600"], check=True)
+    try:
+        wait_for(lambda: '"entityNames":["a"]' in tmux_text(sock, "t"), 120, "the first prompt")
+        assert "Approve? [y/N]" in tmux_text(sock, "t")
+        subprocess.run(["tmux", "-S", sock, "send-keys", "-t", "t", "y", "Enter"], check=True)
+        wait_for(lambda: '"entityNames":["b"]' in tmux_text(sock, "t"), 120, "the second prompt")
+        subprocess.run(["tmux", "-S", sock, "send-keys", "-t", "t", "n", "Enter"], check=True)
+        wait_for(lambda: out.exists() and "exit=" in out.read_text(), 120, "the run's end")
+    finally:
+        subprocess.run(["tmux", "-S", sock, "kill-server"])
+    text = out.read_text()
+    assert "deleted a" in text and "refused b" in text, text
+    assert "declined on the terminal" in text, text
+    assert "left ['b']" in text and "exit=0" in text, text
+
+
+ECHO_FIVE = """
+from servers.everything import echo
+for i in range(5):
+    try:
+        echo(message=f"m{i}")
+        print("ok", i)
+    except Exception as e:
+        print("refused", i, e)
+"""
+
+
+def test_rate_limit_of_one_customer_leaves_the_other_alone(mcpfs):
+    policy_config(mcpfs)
+    ta = mcpfs.run("token", "create", "acme", check=0).stdout.strip()
+    tb = mcpfs.run("token", "create", "beta", check=0).stdout.strip()
+    s = Serve(mcpfs)  # one engine, both customers
+    try:
+        a = sdk(mcpfs, "host", ECHO_FIVE, "--http", s.url, "--token", ta)["result"]["stdout"]
+        b = sdk(mcpfs, "host", ECHO_FIVE.replace("range(5)", "range(3)"), "--http", s.url,
+                "--token", tb)["result"]["stdout"]
+    finally:
+        assert s.stop() == 0
+    assert [line.split()[0] for line in a.splitlines()] == ["ok"] * 3 + ["refused"] * 2, a
+    assert "rate limit for customer acme: 3 calls a minute to \"everything.echo\"" in a, a
+    assert b.split() == ["ok", "0", "ok", "1", "ok", "2"], b
+
+
+def test_max_runs_per_customer(mcpfs):
+    policy_config(mcpfs)
+    ws = mcpfs.root / "workspaces" / "acme" / "workspace"
+    prog = mcpfs.tmp / "hold.py"
+    prog.write_text(go_waiter("print('held')\n"))
+    held = subprocess.Popen(mcpfs.cmd("exec", "--customer", "acme", prog), env=mcpfs.env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: any((mcpfs.root / "workspaces" / "acme" / "run-slots").glob("*.lock"))
+                 and ws.exists(), 120, "the first run")
+        time.sleep(0.5)
+        second = mcpfs.run("exec", "--customer", "acme", mcpfs.tmp / "hold.py", check=1)
+        assert "customer acme has 1 runs going, its policy's maxRuns" in second.stderr, second
+        p, res = run_code(mcpfs, "print('other')\n", "--customer", "beta")
+        assert res["stdout"] == "other\n", p.stderr
+    finally:
+        (ws / "go").write_text("")
+        out, err = held.communicate(timeout=120)
+    assert held.returncode == 0 and out == "held\n", err
+    p, res = run_code(mcpfs, "print('after')\n", "--customer", "acme")
+    assert res["stdout"] == "after\n", p.stderr
+
+
+def test_exec_into_an_ended_session_runs_nothing(mcpfs):
+    policy_config(mcpfs)
+    run_code(mcpfs, "open('one.txt', 'w').write('1')\n", "--customer", "beta", "--session", "s1")
+    mcpfs.run("session", "end", "beta", "s1", check=0)
+    p = mcpfs.run("exec", "--customer", "beta", "--session", "s1", mcpfs.tmp / "prog.py",
+                  check=2)
+    assert "session s1 of customer beta has ended: nothing was run" in p.stderr, p.stderr
+    (mcpfs.tmp / "prog.py").write_text("open('two.txt', 'w').write('2')\n")
+    mcpfs.run("exec", "--customer", "beta", "--session", "s1", mcpfs.tmp / "prog.py", check=2)
+    assert not (mcpfs.root / "workspaces" / "beta" / "workspace" / "two.txt").exists()
+    assert (mcpfs.root / "workspaces" / "beta" / "workspace" / "one.txt").exists()
