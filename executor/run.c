@@ -35,6 +35,7 @@
 #define RUN_OUTPUT_MAX (1u << 20)	/* per stream, with --json */
 #define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
 #define RUN_RECORD_OUTPUT_MAX (8u << 10)
+#define RUN_RECORD_STDERR_MAX (4u << 10)
 #define RUN_DEFAULT_TIMEOUT_S 30.0
 #define RUN_MAX_FILES 8 /* the program and the embedded runtime files */
 #define RUN_DEFAULT_MEMORY_MB 512
@@ -383,7 +384,8 @@ static json_t *result_new(struct run *r)
  * it could not rewrite is withheld, with the reason in its place. */
 static void filter_output(struct run *r, json_t *obj)
 {
-	static const char *const fields[] = {"stdout", "stderr", "output", "code", "description"};
+	static const char *const fields[] = {"stdout",	    "stderr",	 "output", "code",
+					     "description", "arguments", "error"};
 	struct err e = {0};
 	char line[ERR_TEXT_MAX + 32];
 	size_t i;
@@ -396,14 +398,35 @@ static void filter_output(struct run *r, json_t *obj)
 			json_object_set_new(obj, fields[i], json_string(line));
 }
 
+/* Why the run ended, in a word or two: the limit that ended it, else the
+ * signal, else its exit. */
+static json_t *end_reason(json_t *res)
+{
+	json_t *limits = json_object_get(res, "limits"), *l;
+	size_t i;
+
+	json_array_foreach(limits, i, l)
+	{
+		if (strcmp(json_string_value(l), "output")) /* output is cut, the run goes on */
+			return json_sprintf("%s limit", json_string_value(l));
+	}
+	if (json_integer_value(json_object_get(res, "signal")))
+		return json_sprintf("signal %d",
+				    (int)json_integer_value(json_object_get(res, "signal")));
+	return json_sprintf("exit %d", (int)json_integer_value(json_object_get(res, "exit_code")));
+}
+
 void run_record(struct run *r, json_t *res)
 {
 	const struct run_opts *o = r->o;
 	size_t code_len = o->code_len < RUN_RECORD_CODE_MAX ? o->code_len : RUN_RECORD_CODE_MAX;
 	size_t out_len =
 	    r->out.b.len < RUN_RECORD_OUTPUT_MAX ? r->out.b.len : RUN_RECORD_OUTPUT_MAX;
+	size_t err_len =
+	    r->errs.b.len < RUN_RECORD_STDERR_MAX ? r->errs.b.len : RUN_RECORD_STDERR_MAX;
 	struct err e = {0};
-	json_t *task;
+	json_t *task, *call;
+	size_t i;
 
 	task = json_pack(
 	    "{s:s,s:s,s:o,s:{s:O,s:O,s:O},s:o,s:O,s:O,s:O,s:s,s:s,s:s}", "task_id", r->id,
@@ -416,8 +439,17 @@ void run_record(struct run *r, json_t *res)
 	    r->by_tool ? r->by_tool : json_null(), "exit_code", json_object_get(res, "exit_code"),
 	    "started_at", r->started_at, "ended_at", r->ended_at, "language",
 	    o->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python");
-	if (task && o->output_filter)
+	if (task) {
+		json_object_set_new(task, "stderr",
+				    utf8_string(r->errs.b.data ? r->errs.b.data : "", err_len));
+		json_object_set_new(task, "end_reason", end_reason(res));
+		json_object_set_new(task, "duration_ms", json_real(r->duration_ms));
+	}
+	if (task && o->output_filter) {
 		filter_output(r, task);
+		json_array_foreach(json_object_get(task, "tool_calls"), i, call)
+		    filter_output(r, call);
+	}
 	if (!task || session_append_task(&r->ws, r->session, task, &e) < 0)
 		fprintf(stderr, "mcpfs: exec: session log: %s\n", task ? e.text : "out of memory");
 	json_decref(task);

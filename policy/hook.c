@@ -348,19 +348,22 @@ static int ask_terminal(struct policy *p, const struct policy_rules *r, const st
 }
 
 static int approve(struct policy *p, const struct policy_rules *r, const struct hub_call *call,
-		   json_t *args, const char *why, struct err *err)
+		   json_t *args, const char *why, const char **how, struct err *err)
 {
 	char text[1024];
 	int got;
 
+	*how = "approved for this session earlier";
 	if (r->ask_session && session_approved(p, call))
 		return 0;
 	question(r, call, args, text, sizeof(text));
-	if (call->opts->hooks.asker)
+	if (call->opts->hooks.asker) {
+		*how = "approved by the MCP host's user (form elicitation)";
 		got = ask_host(r, call, text, err);
-	else if (p->terminal)
+	} else if (p->terminal) {
+		*how = "approved on the terminal";
 		got = ask_terminal(p, r, call, text, err);
-	else
+	} else
 		return err_set(err, EXIT_FAILED,
 			       "%s.%s refused: it %s, and no one is there to approve it (an MCP "
 			       "host through `mcpfs serve`, or `mcpfs exec` on a terminal)",
@@ -394,16 +397,20 @@ static json_t *tool_def(struct policy *p, const struct hub_call *call, struct er
 	return found;
 }
 
-static int before(void *ctx, const struct hub_call *call, json_t **args, struct err *err)
+/* The decision into the caller's note, if it asked for one. */
+static void decided(const struct hub_call *call, const char *fmt, const char *text)
 {
-	struct policy *p = ctx;
-	const struct policy_rules *r = policy_rules(p, call->opts->customer);
+	if (call->opts->note)
+		snprintf(call->opts->note->decision, sizeof(call->opts->note->decision), fmt, text);
+}
+
+static int judge(struct policy *p, const struct policy_rules *r, const struct hub_call *call,
+		 json_t **args, const char **how, struct err *err)
+{
 	enum policy_verdict v;
 	char why[512];
 	json_t *def;
 
-	if (!policy_restricts(r))
-		return 0;
 	if (!policy_server_open(r, call->server))
 		return err_set(err, EXIT_FAILED,
 			       "%s of %s refused: the server is closed to customer %s by policy",
@@ -420,8 +427,27 @@ static int before(void *ctx, const struct hub_call *call, json_t **args, struct 
 	if (rate_take(p, r, call, err) < 0)
 		return -1;
 	if (v == POLICY_ASK)
-		return approve(p, r, call, *args, why, err);
+		return approve(p, r, call, *args, why, how, err);
 	return 0;
+}
+
+static int before(void *ctx, const struct hub_call *call, json_t **args, struct err *err)
+{
+	struct policy *p = ctx;
+	const struct policy_rules *r = policy_rules(p, call->opts->customer);
+	const char *how = "allowed by policy";
+	int rc;
+
+	if (!policy_restricts(r)) {
+		decided(call, "%s", "allowed (no policy restricts the customer)");
+		return 0;
+	}
+	rc = judge(p, r, call, args, &how, err);
+	if (rc < 0)
+		decided(call, "denied: %s", err->text);
+	else
+		decided(call, "%s", how);
+	return rc;
 }
 
 int policy_attach(struct policy *p, struct hub *h)

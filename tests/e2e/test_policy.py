@@ -277,3 +277,65 @@ def test_exec_into_an_ended_session_runs_nothing(mcpfs):
     mcpfs.run("exec", "--customer", "beta", "--session", "s1", mcpfs.tmp / "prog.py", check=2)
     assert not (mcpfs.root / "workspaces" / "beta" / "workspace" / "two.txt").exists()
     assert (mcpfs.root / "workspaces" / "beta" / "workspace" / "one.txt").exists()
+
+
+AUDITED = """
+import sys
+from servers._runtime import call_tool
+print(call_tool("everything", "echo", {"message": "mail a@example.com"}))
+try:
+    call_tool("everything", "get-env", {})
+except Exception as e:
+    print("refused")
+print("boom on stderr", file=sys.stderr)
+sys.exit(3)
+"""
+
+
+def export(mcpfs, customer, session):
+    p = mcpfs.run("session", "export", customer, session, check=0)
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def test_records_hold_each_call_decision_error_and_stderr(mcpfs):
+    policy_config(mcpfs)
+    p, res = run_code(mcpfs, AUDITED, "--customer", "acme", "--session", "audit", "--pii", "on")
+    assert res["exit_code"] == 3, p.stderr
+    lines = export(mcpfs, "acme", "audit")
+    calls = [x for x in lines if x["type"] == "call"]
+    tasks = [x for x in lines if x["type"] == "task"]
+    assert [c["tool"] for c in calls] == ["echo", "get-env"] and len(tasks) == 1, lines
+    echo, env = calls
+    assert echo["ok"] and echo["decision"] == "allowed by policy", echo
+    assert echo["arguments"] == '{"message":"mail [EMAIL_1]"}', echo  # tokenized
+    assert "a@example.com" not in json.dumps(lines)
+    assert echo["start_ms"] >= 0 and echo["duration_ms"] >= 0, echo
+    assert not env["ok"] and "no allow pattern names it" in env["error"], env
+    assert env["decision"].startswith("denied: "), env
+    assert all(x["customer"] == "acme" and x["session_id"] == "audit" for x in lines)
+    task = tasks[0]
+    assert task["end_reason"] == "exit 3" and "boom on stderr" in task["stderr"], task
+    text = mcpfs.run("session", "show", "acme", "audit", check=0).stdout
+    assert "exit 3  2 tool calls, 1 failed" in text, text
+    assert "failed: everything.get-env:" in text and "stderr: boom on stderr" in text, text
+    assert "output: Echo: mail [EMAIL_1]" in text and "checkpoint: none" in text, text
+
+    p, res = run_code(mcpfs, "import time\ntime.sleep(60)\n", "--customer", "acme", "--session",
+                      "audit", "--timeout", "1")
+    assert export(mcpfs, "acme", "audit")[-1]["end_reason"] == "timeout limit"
+
+
+def test_records_say_who_approved(mcpfs):
+    policy_config(mcpfs)
+    cmd = ["--stdio", mcpfs.binary, "--config", str(mcpfs.config_path), "serve", "--stdio",
+           "--customer", "acme"]
+    sdk(mcpfs, "host", ASK_CODE, "--approvals", "yes,no", *cmd)
+    sessions = mcpfs.json("session", "list", "acme")
+    assert len(sessions) == 1, sessions
+    calls = [x for x in export(mcpfs, "acme", sessions[0]["session_id"]) if x["type"] == "call"]
+    deletes = [c for c in calls if c["tool"] == "delete_entities"]
+    assert deletes[0]["decision"] == "approved by the MCP host's user (form elicitation)", deletes
+    assert deletes[0]["ok"] and deletes[0]["arguments"] == '{"entityNames":["a"]}', deletes
+    assert deletes[1]["decision"].startswith("denied: ") and "declined" in deletes[1]["error"]
+    assert [c["decision"] for c in calls if c["tool"] == "create_entities"] == \
+        ["allowed by policy"], calls
