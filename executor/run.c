@@ -22,6 +22,7 @@
 #include "../common/clock.h"
 #include "../common/embed.h"
 #include "../policy/policy.h"
+#include "../search/search.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
 #include "../workspaces/session.h"
@@ -60,8 +61,9 @@ struct run {
 	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
 	char dir[4096], sock[4200];
 	char lock_path[4200];
-	int lock_fd; /* lock_path, locked while the run lives; else -1 */
-	int slot_fd; /* the customer's maxRuns slot (policy_run_slot), else -1 */
+	int lock_fd;		      /* lock_path, locked while the run lives; else -1 */
+	int slot_fd;		      /* the customer's maxRuns slot (policy_run_slot), else -1 */
+	struct search_source policed; /* the bridge's search under the customer's policy */
 	char token[64], env_token[128];
 	char rt_paths[RUN_MAX_FILES][128]; /* jail paths of the runtime files */
 	struct bridge *bridge;
@@ -244,6 +246,29 @@ out:
 	return rc;
 }
 
+/* The run's tools/search: what the customer's policy hides is left out of
+ * the results, as it is out of the tree. */
+static json_t *policed_search(void *ctx, const char *query, const struct search_opts *o,
+			      struct err *err)
+{
+	struct run *r = ctx;
+	const struct policy_rules *rules = policy_rules(r->o->policy, r->o->customer);
+	json_t *res = r->o->search->query(r->o->search->ctx, query, o, err);
+	json_t *list = json_object_get(res, "results"), *item;
+	size_t i;
+
+	for (i = 0; i < json_array_size(list);) {
+		item = json_array_get(list, i);
+		if (policy_hides(rules, r->o->hub,
+				 json_string_value(json_object_get(item, "server")),
+				 json_string_value(json_object_get(item, "tool"))))
+			json_array_remove(list, i);
+		else
+			i++;
+	}
+	return res;
+}
+
 /* The run's bridge; its calls end with the run, @timeout_s from now at the
  * latest (the jail starts a moment later, so a call never outlives it). */
 static int bridge_start(struct run *r, double timeout_s, struct err *err)
@@ -255,6 +280,10 @@ static int bridge_start(struct run *r, double timeout_s, struct err *err)
 	snprintf(r->env_token, sizeof(r->env_token), "%s=%s", BRIDGE_ENV_TOKEN, r->token);
 	bo.hub = r->o->hub;
 	bo.search = r->o->search;
+	if (r->o->search && policy_rules_key(policy_rules(r->o->policy, r->o->customer))[0]) {
+		r->policed = (struct search_source){policed_search, r};
+		bo.search = &r->policed;
+	}
 	bo.asker = r->o->asker;
 	bo.token = r->token;
 	bo.customer = r->ws.customer;

@@ -450,6 +450,30 @@ static int before(void *ctx, const struct hub_call *call, json_t **args, struct 
 	return rc;
 }
 
+bool policy_hides(const struct policy_rules *r, struct hub *h, const char *server, const char *tool)
+{
+	json_t *tools, *def, *found = NULL;
+	char why[512];
+	bool hidden;
+	size_t i;
+
+	if (!policy_rules_key(r)[0])
+		return false;
+	if (!server || !tool || !policy_server_open(r, server))
+		return true;
+	tools = hub_tools(h, server, NULL, NULL);
+	json_array_foreach(tools, i, def)
+	{
+		if (streq(json_string_value(json_object_get(def, "name")), tool)) {
+			found = def;
+			break;
+		}
+	}
+	hidden = !found || policy_decide(r, server, tool, found, why, sizeof(why)) == POLICY_DENY;
+	json_decref(tools);
+	return hidden;
+}
+
 int policy_attach(struct policy *p, struct hub *h)
 {
 	int handle;

@@ -62,6 +62,11 @@ const char *policy_rules_key(const struct policy_rules *r);
 /* Seconds a person has to approve a call of @r; then it is declined. */
 double policy_ask_timeout(const struct policy_rules *r);
 
+/* Does @r hide @server's tool @tool (the server closed, the tool denied, or
+ * not in @h's catalog)? For what is shown beside the tree: search results. */
+bool policy_hides(const struct policy_rules *r, struct hub *h, const char *server,
+		  const char *tool);
+
 /* Take one of @r's maxRuns slots for a run of the customer whose folder is
  * @customer_dir, across processes: *@fd holds it until closed (-1 when @r
  * sets no limit). Returns 0, or -1 with @err when every slot is taken. */

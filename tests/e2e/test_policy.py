@@ -339,3 +339,20 @@ def test_records_say_who_approved(mcpfs):
     assert deletes[1]["decision"].startswith("denied: ") and "declined" in deletes[1]["error"]
     assert [c["decision"] for c in calls if c["tool"] == "create_entities"] == \
         ["allowed by policy"], calls
+
+
+SEARCH = """
+import json
+from servers._runtime import search_tools
+print(json.dumps(sorted(r["name"] for r in search_tools("environment variables echo sum", limit=20))))
+"""
+
+
+def test_search_from_code_shows_only_what_the_customer_may_call(mcpfs):
+    policy_config(mcpfs)
+    _, res = run_code(mcpfs, SEARCH, "--customer", "someone")
+    assert "everything.get-env" in json.loads(res["stdout"]), res
+    _, res = run_code(mcpfs, SEARCH, "--customer", "acme")
+    names = json.loads(res["stdout"])
+    assert "everything.echo" in names and "everything.get-env" not in names, names
+    assert all(n == "everything.echo" or n.startswith("memory.") for n in names), names
