@@ -252,20 +252,9 @@ static json_t *policed_search(void *ctx, const char *query, const struct search_
 			      struct err *err)
 {
 	struct run *r = ctx;
-	const struct policy_rules *rules = policy_rules(r->o->policy, r->o->customer);
 	json_t *res = r->o->search->query(r->o->search->ctx, query, o, err);
-	json_t *list = json_object_get(res, "results"), *item;
-	size_t i;
 
-	for (i = 0; i < json_array_size(list);) {
-		item = json_array_get(list, i);
-		if (policy_hides(rules, r->o->hub,
-				 json_string_value(json_object_get(item, "server")),
-				 json_string_value(json_object_get(item, "tool"))))
-			json_array_remove(list, i);
-		else
-			i++;
-	}
+	policy_filter_results(policy_rules(r->o->policy, r->o->customer), r->o->hub, res);
 	return res;
 }
 

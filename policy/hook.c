@@ -474,6 +474,23 @@ bool policy_hides(const struct policy_rules *r, struct hub *h, const char *serve
 	return hidden;
 }
 
+void policy_filter_results(const struct policy_rules *r, struct hub *h, json_t *answer)
+{
+	json_t *list = json_object_get(answer, "results"), *item;
+	size_t i;
+
+	if (!policy_rules_key(r)[0])
+		return;
+	for (i = 0; i < json_array_size(list);) {
+		item = json_array_get(list, i);
+		if (policy_hides(r, h, json_string_value(json_object_get(item, "server")),
+				 json_string_value(json_object_get(item, "tool"))))
+			json_array_remove(list, i);
+		else
+			i++;
+	}
+}
+
 int policy_attach(struct policy *p, struct hub *h)
 {
 	int handle;

@@ -67,6 +67,10 @@ double policy_ask_timeout(const struct policy_rules *r);
 bool policy_hides(const struct policy_rules *r, struct hub *h, const char *server,
 		  const char *tool);
 
+/* Drop from a search answer's "results" (@answer, changed in place; NULL
+ * is fine) every {"server", "tool"} that policy_hides. */
+void policy_filter_results(const struct policy_rules *r, struct hub *h, json_t *answer);
+
 /* Take one of @r's maxRuns slots for a run of the customer whose folder is
  * @customer_dir, across processes: *@fd holds it until closed (-1 when @r
  * sets no limit). Returns 0, or -1 with @err when every slot is taken. */

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import everything_stdio, memory_server
 from conftest_executor import go_waiter, run_code
-from conftest_serve import Serve, sdk, wait_for
+from conftest_serve import Serve, Stdio, sdk, wait_for
 
 POLICY = {
     # acme: the memory server and everything's echo; what may destroy asks.
@@ -356,3 +356,20 @@ def test_search_from_code_shows_only_what_the_customer_may_call(mcpfs):
     names = json.loads(res["stdout"])
     assert "everything.echo" in names and "everything.get-env" not in names, names
     assert all(n == "everything.echo" or n.startswith("memory.") for n in names), names
+
+
+
+def test_serve_search_tools_shows_only_what_the_customer_may_call(mcpfs):
+    policy_config(mcpfs)
+    found = {}
+    for customer in ("acme", "someone"):
+        s = Stdio(mcpfs, "--customer", customer)
+        try:
+            s.initialize()
+            r = s.request("tools/call", {"name": "search_tools", "arguments": {
+                "query": "environment variables echo", "limit": 20}})
+            found[customer] = [x["name"] for x in r["result"]["structuredContent"]["results"]]
+        finally:
+            assert s.close() == 0
+    assert "everything.get-env" in found["someone"], found
+    assert "everything.echo" in found["acme"] and "everything.get-env" not in found["acme"], found
