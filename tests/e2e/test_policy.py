@@ -373,3 +373,42 @@ def test_serve_search_tools_shows_only_what_the_customer_may_call(mcpfs):
             assert s.close() == 0
     assert "everything.get-env" in found["someone"], found
     assert "everything.echo" in found["acme"] and "everything.get-env" not in found["acme"], found
+
+
+def test_approve_for_the_session_asks_once(mcpfs):
+    policy = json.loads(json.dumps(POLICY))
+    policy["acme"]["askSession"] = True
+    policy_config(mcpfs, policy)
+    code = ASK_CODE.replace('("a", "b")', '("a", "b", "a")')
+    cmd = ["--stdio", mcpfs.binary, "--config", str(mcpfs.config_path), "serve", "--stdio",
+           "--customer", "acme"]
+    out = sdk(mcpfs, "host", code, "--approvals", "session", *cmd)
+    asked = [e for e in out["elicited"] if "approve" in e["requestedSchema"]["properties"]]
+    assert len(asked) == 1 and "session" in asked[0]["requestedSchema"]["properties"], asked
+    assert "deleted a" in out["result"]["stdout"] and "deleted b" in out["result"]["stdout"], out
+    calls = [x for x in export(mcpfs, "acme", mcpfs.json("session", "list", "acme")[0]["session_id"])
+             if x.get("tool") == "delete_entities"]
+    assert [c["decision"] for c in calls] == [
+        "approved by the MCP host's user (form elicitation)",
+        "approved for this session earlier", "approved for this session earlier"], calls
+
+
+@pytest.mark.skipif(not shutil.which("tmux"), reason="tmux is not installed")
+def test_unanswered_prompt_declines_at_its_timeout(mcpfs):
+    policy = json.loads(json.dumps(POLICY))
+    policy["acme"]["askTimeout"] = 2
+    policy_config(mcpfs, policy)
+    prog = mcpfs.tmp / "ask.py"
+    prog.write_text(ASK_CODE)
+    out = mcpfs.tmp / "out.txt"
+    sock = str(mcpfs.tmp / "tmux.sock")
+    env = " ".join(f"{k}='{v}'" for k, v in mcpfs.env.items())
+    cmd = " ".join(mcpfs.cmd("exec", "--customer", "acme", prog))
+    subprocess.run(["tmux", "-S", sock, "new-session", "-d", "-s", "t", "-x", "250", "-y", "50",
+                    f"env -i {env} {cmd} > {out}; echo exit=$? >> {out}; sleep 600"], check=True)
+    try:
+        wait_for(lambda: out.exists() and "exit=" in out.read_text(), 180, "the run's end")
+    finally:
+        subprocess.run(["tmux", "-S", sock, "kill-server"])
+    text = out.read_text()
+    assert text.count("no approval within 2 s") == 2 and "left ['a', 'b']" in text, text
