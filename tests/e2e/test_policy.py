@@ -359,9 +359,9 @@ def test_search_from_code_shows_only_what_the_customer_may_call(mcpfs):
 
 
 
-def test_serve_search_tools_shows_only_what_the_customer_may_call(mcpfs):
+def test_serve_catalog_tools_show_only_what_the_customer_may_call(mcpfs):
     policy_config(mcpfs)
-    found = {}
+    found, defs, servers = {}, {}, {}
     for customer in ("acme", "someone"):
         s = Stdio(mcpfs, "--customer", customer)
         try:
@@ -369,10 +369,18 @@ def test_serve_search_tools_shows_only_what_the_customer_may_call(mcpfs):
             r = s.request("tools/call", {"name": "search_tools", "arguments": {
                 "query": "environment variables echo", "limit": 20}})
             found[customer] = [x["name"] for x in r["result"]["structuredContent"]["results"]]
+            r = s.request("tools/call", {"name": "get_tool_definitions", "arguments": {
+                "tools": ["everything.get-env"]}})
+            defs[customer] = r["result"]
+            r = s.request("tools/call", {"name": "list_servers", "arguments": {}})
+            servers[customer] = [x["name"] for x in r["result"]["structuredContent"]["servers"]]
         finally:
             assert s.close() == 0
     assert "everything.get-env" in found["someone"], found
     assert "everything.echo" in found["acme"] and "everything.get-env" not in found["acme"], found
+    assert not defs["someone"].get("isError"), defs
+    assert defs["acme"].get("isError") and "has no tool 'get-env'" in json.dumps(defs["acme"])
+    assert servers == {"acme": ["everything", "memory"], "someone": ["everything"]}, servers
 
 
 def test_approve_for_the_session_asks_once(mcpfs):
