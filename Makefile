@@ -42,7 +42,7 @@ else
 BUILD ?= build
 endif
 
-PARTS = common servers codegen search tree fusefs executor workspaces skills pii serve cli
+PARTS = common servers codegen search tree fusefs executor workspaces skills pii policy serve cli
 SRC = $(foreach d,$(PARTS),$(wildcard $(d)/*.c))
 OBJ = $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/templates_embed.o $(BUILD)/gen/default_config.o \
       $(BUILD)/gen/executor_embed.o $(BUILD)/gen/workspaces_embed.o $(BUILD)/gen/seccomp_filter.o

@@ -12,6 +12,7 @@
 
 #include "../common/err.h"
 #include "../pii/engine.h"
+#include "../policy/policy.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
 #include "../servers/launcher.h"
@@ -25,6 +26,7 @@ struct cli {
 	enum pii_mode pii_mode;		/* --pii of exec and call; before cli_hub_new */
 	struct pii_engine *pii;		/* made by cli_hub_new; freed by main after the command */
 	struct server_sandbox *sandbox; /* likewise: how the hubs' stdio servers start */
+	struct policy *policy;		/* likewise: the config's "policy" (cli_policy.c) */
 };
 
 /* The server sandbox for this command's hubs (made once; NULL when mcpfs
@@ -65,6 +67,9 @@ struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s);
 /* The PII engine over the config (made once), its hook added to @h when PII
  * is on for anyone. Returns 0, or -1 after printing the error. */
 int cli_pii_attach(struct cli *cli, struct hub *h);
+/* The policy over the config (made once), its hook added to @h. Returns 0,
+ * or -1 after printing the error. */
+int cli_policy_attach(struct cli *cli, struct hub *h);
 /* Parse --pii's value (on, off, config) into cli->pii_mode. -1 after printing why. */
 int cli_pii_mode(struct cli *cli, const char *cmd, const char *arg);
 

@@ -361,6 +361,9 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ro.hub = hub;
+	ro.policy = cli->policy;
+	/* A person at the terminal approves what the policy asks for. */
+	policy_set_terminal(cli->policy, isatty(STDERR_FILENO));
 	sh = search_hub_new(hub);
 	if (sh) {
 		src = search_hub_source(sh);

@@ -247,6 +247,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	if (!so.hub)
 		return EXIT_FAILED;
 	so.pii = cli->pii;
+	so.policy = cli->policy;
 	e = serve_engine_new(&so, &err);
 	if (!e) {
 		hub_free(so.hub);

@@ -18,12 +18,15 @@ static void usage(FILE *f)
 	fprintf(f, "usage: mcpfs session list CUSTOMER [--json]\n"
 		   "       mcpfs session show CUSTOMER SESSION [--json]\n"
 		   "       mcpfs session checkpoint CUSTOMER SESSION [--set JSON] [--json]\n"
-		   "       mcpfs session end CUSTOMER SESSION\n\n"
+		   "       mcpfs session end CUSTOMER SESSION\n"
+		   "       mcpfs session export CUSTOMER SESSION\n\n"
 		   "A session groups the runs of one customer ('mcpfs exec --customer C\n"
 		   "--session S'); its log is <root>/workspaces/C/sessions/S.json with\n"
 		   "session_id, customer_uid, started_at, ended_at, tasks[], state_files and\n"
 		   "checkpoint {step, last_task, context, timestamp}. An ended session takes\n"
-		   "no more tasks.\n");
+		   "no more tasks. 'export' writes JSON lines for a log system: one per task\n"
+		   "(\"type\": \"task\") and one per tool call (\"type\": \"call\": arguments,\n"
+		   "outcome, error, policy decision, duration and server start apart).\n");
 }
 
 static int parse(int argc, char **argv, struct session_args *a)
@@ -80,6 +83,54 @@ static int do_list(const struct ws *ws, struct session_args *a)
 	return 0;
 }
 
+#define SHOW_EXCERPT 100 /* bytes of output and errors in the text form */
+#define SHOW_FAILURES 5	 /* failed calls listed per task */
+
+/* The first line of @s, at most SHOW_EXCERPT bytes. */
+static void excerpt(const char *label, const char *s)
+{
+	int n = 0;
+
+	while (s && *s == '\n')
+		s++;
+	if (!s || !*s)
+		return;
+	while (s[n] && s[n] != '\n' && n < SHOW_EXCERPT)
+		n++;
+	printf("      %s %.*s%s\n", label, n, s, s[n] ? " ..." : "");
+}
+
+static void show_task_details(json_t *t)
+{
+	json_t *c;
+	size_t i, shown = 0;
+	char label[600];
+
+	excerpt("output:", json_string_value(json_object_get(t, "output")));
+	excerpt("stderr:", json_string_value(json_object_get(t, "stderr")));
+	json_array_foreach(json_object_get(t, "tool_calls"), i, c)
+	{
+		if (json_is_true(json_object_get(c, "ok")) || shown++ >= SHOW_FAILURES)
+			continue;
+		snprintf(label, sizeof(label),
+			 "failed: %s.%s:", json_string_value(json_object_get(c, "server")),
+			 json_string_value(json_object_get(c, "tool")));
+		excerpt(label, json_string_value(json_object_get(c, "error")) ?: "(no error text)");
+	}
+}
+
+static void show_checkpoint(json_t *cp)
+{
+	if (!json_is_object(cp)) {
+		printf("checkpoint: none\n");
+		return;
+	}
+	printf("checkpoint: step %lld, last task %s, at %s\n",
+	       (long long)json_integer_value(json_object_get(cp, "step")),
+	       json_string_value(json_object_get(cp, "last_task")) ?: "-",
+	       json_string_value(json_object_get(cp, "timestamp")) ?: "-");
+}
+
 static int do_show(const struct ws *ws, struct session_args *a)
 {
 	struct err e = {0};
@@ -105,13 +156,71 @@ static int do_show(const struct ws *ws, struct session_args *a)
 		json_int_t calls, failed;
 
 		session_task_calls(t, &calls, &failed);
-		printf("  %s  exit %lld  %lld tool calls, %lld failed  %s\n",
+		printf("  %s  %.1f s  %s  %lld tool calls, %lld failed  %s\n",
 		       json_string_value(json_object_get(t, "task_id")),
-		       (long long)json_integer_value(json_object_get(t, "exit_code")),
+		       json_number_value(json_object_get(t, "duration_ms")) / 1000.0,
+		       json_string_value(json_object_get(t, "end_reason")) ?: "exit",
 		       (long long)calls, (long long)failed,
 		       json_is_string(desc) ? json_string_value(desc) : "");
+		show_task_details(t);
+	}
+	show_checkpoint(json_object_get(log, "checkpoint"));
+	json_decref(log);
+	return 0;
+}
+
+/* One JSON line on stdout: @obj (stolen) with the session's ids first. */
+static int export_line(json_t *log, const char *type, json_t *obj)
+{
+	json_t *line = json_pack("{s:s,s:O,s:O}", "type", type, "customer",
+				 json_object_get(log, "customer_uid"), "session_id",
+				 json_object_get(log, "session_id"));
+	char *text;
+
+	if (!line || !obj || json_object_update(line, obj) < 0) {
+		json_decref(line);
+		json_decref(obj);
+		return -1;
+	}
+	json_decref(obj);
+	text = json_dumps(line, JSON_COMPACT);
+	json_decref(line);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+static int do_export(const struct ws *ws, struct session_args *a)
+{
+	struct err e = {0};
+	json_t *log, *t, *task, *c, *call;
+	size_t i, k;
+	int rc = 0;
+
+	log = session_load(ws, a->pos[1], &e);
+	if (!log)
+		return cli_fail(&e);
+	json_array_foreach(json_object_get(log, "tasks"), i, t)
+	{
+		task = json_deep_copy(t);
+		json_object_del(task, "tool_calls");
+		json_object_del(task, "code");
+		json_array_foreach(json_object_get(t, "tool_calls"), k, c)
+		{
+			call = json_deep_copy(c);
+			if (call)
+				json_object_set(call, "task_id", json_object_get(t, "task_id"));
+			rc |= export_line(log, "call", call);
+		}
+		rc |= export_line(log, "task", task);
 	}
 	json_decref(log);
+	if (rc) {
+		cli_error("session export: out of memory");
+		return EXIT_FAILED;
+	}
 	return 0;
 }
 
@@ -174,10 +283,8 @@ static const struct verb {
 	int nargs; /* positional arguments: CUSTOMER [SESSION] */
 	int (*run)(const struct ws *ws, struct session_args *a);
 } verbs[] = {
-    {"list", 1, do_list},
-    {"show", 2, do_show},
-    {"checkpoint", 2, do_checkpoint},
-    {"end", 2, do_end},
+    {"list", 1, do_list}, {"show", 2, do_show},	    {"checkpoint", 2, do_checkpoint},
+    {"end", 2, do_end},	  {"export", 2, do_export},
 };
 
 int cmd_session(struct cli *cli, int argc, char **argv)

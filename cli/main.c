@@ -202,7 +202,7 @@ struct hub *cli_hub_new(struct cli *cli, double cache_max_age_s)
 		cli_error("out of memory");
 		return NULL;
 	}
-	if (cli_pii_attach(cli, h) < 0) {
+	if (cli_pii_attach(cli, h) < 0 || cli_policy_attach(cli, h) < 0) {
 		hub_free(h);
 		return NULL;
 	}
@@ -263,6 +263,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	pii_engine_free(cli.pii); /* after the command freed its hub */
+	policy_free(cli.policy);
 	server_sandbox_free(cli.sandbox);
 	if (cli.have_cfg)
 		config_free(&cli.cfg);

@@ -6,6 +6,7 @@
 #include "bridge_account.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BRIDGE_MAX_RECORDS 100000
@@ -71,11 +72,46 @@ static void sum_call(struct bridge_account *a, const char *server, const char *t
 	json_real_set(v, json_real_value(v) + ms);
 }
 
+/* @s cut to at most @max bytes, not inside a UTF-8 sequence. */
+static json_t *cut(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n <= max)
+		return json_string(s);
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	return json_sprintf("%.*s...(%zu bytes)", (int)max, s, n);
+}
+
+/* The audit's members on @rec: arguments, error, decision, start_ms; the
+ * duration without the server's start. */
+static void audit_add(json_t *rec, double ms, const struct bridge_call_audit *au)
+{
+	char *args;
+
+	if (!au)
+		return;
+	args = au->args ? json_dumps(au->args, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	json_object_set_new(rec, "arguments", cut(args ? args : "{}", BRIDGE_AUDIT_ARGS_MAX));
+	free(args);
+	if (au->error)
+		json_object_set_new(rec, "error", cut(au->error, BRIDGE_AUDIT_ERROR_MAX));
+	if (au->decision && au->decision[0])
+		json_object_set_new(rec, "decision", json_string(au->decision));
+	json_object_set_new(rec, "start_ms", json_real(au->start_ms));
+	json_object_set_new(rec, "duration_ms",
+			    json_real(ms > au->start_ms ? ms - au->start_ms : 0.0));
+}
+
 void bridge_account_add(struct bridge_account *a, const char *server, const char *tool, bool ok,
-			double ms)
+			double ms, const struct bridge_call_audit *audit)
 {
 	json_t *rec = json_pack("{s:s,s:s,s:f,s:b}", "server", server, "tool", tool, "duration_ms",
 				ms, "ok", ok);
+
+	if (rec)
+		audit_add(rec, ms, audit);
 
 	pthread_mutex_lock(&a->lock);
 	a->ncalls++;

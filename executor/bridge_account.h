@@ -22,9 +22,20 @@ struct bridge_account {
 int bridge_account_init(struct bridge_account *a, size_t max_records);
 void bridge_account_free(struct bridge_account *a);
 
-/* Count one call that has been answered. */
+/* What the session record keeps of one call, beyond its name. */
+struct bridge_call_audit {
+	json_t *args;	      /* borrowed; kept as JSON text cut at BRIDGE_AUDIT_ARGS_MAX */
+	const char *error;    /* the failure's text, or NULL */
+	const char *decision; /* the policy's, or NULL */
+	double start_ms;      /* of ms, spent on the server's start */
+};
+
+#define BRIDGE_AUDIT_ARGS_MAX 2048
+#define BRIDGE_AUDIT_ERROR_MAX 1024
+
+/* Count one call that has been answered; @audit may be NULL. */
 void bridge_account_add(struct bridge_account *a, const char *server, const char *tool, bool ok,
-			double ms);
+			double ms, const struct bridge_call_audit *audit);
 
 size_t bridge_account_ncalls(struct bridge_account *a);
 /* New copies of the lists, as bridge_calls and bridge_calls_by_tool say. */

@@ -99,9 +99,11 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 	json_t *args = json_object_get(params, "arguments");
 	struct call_progress cp = {b, rq, server, tool};
 	struct hub_call_opts o = {0};
+	struct hub_call_note note = {0};
+	struct bridge_call_audit au = {0};
 	json_t *res;
 	double t0, ms;
-	int sent;
+	int sent = 0;
 	bool ok;
 
 	if (!server || !tool || (args && !json_is_object(args) && !json_is_null(args))) {
@@ -113,6 +115,7 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 	call_opts(b, rq, &o);
 	o.hooks.progress = pass_progress;
 	o.hooks.progress_ctx = &cp;
+	o.note = &note;
 	t0 = clock_now_ms();
 	if (!slot_take(b)) {
 		*code = RPC_FAILED;
@@ -131,7 +134,16 @@ static json_t *m_tools_call(struct bridge *b, struct request *rq, json_t *params
 		ok = ok && sent != -E2BIG;
 	}
 	*code = RPC_FAILED;
-	bridge_account_add(&b->account, server, tool, ok, ms);
+	au = (struct bridge_call_audit){args, NULL, note.decision, note.start_ms};
+	if (!res)
+		au.error = err->text;
+	else if (sent == -E2BIG)
+		au.error = "the result was over the run's reply cap";
+	else if (!ok)
+		au.error = json_string_value(json_object_get(
+			       json_array_get(json_object_get(res, "content"), 0), "text"))
+			       ?: "the tool reported an error";
+	bridge_account_add(&b->account, server, tool, ok, ms, &au);
 	if (b->on_call)
 		b->on_call(b->on_call_ctx, server, tool, ok, ms);
 	return res;

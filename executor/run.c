@@ -21,6 +21,8 @@
 #include "../common/buf.h"
 #include "../common/clock.h"
 #include "../common/embed.h"
+#include "../policy/policy.h"
+#include "../search/search.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
 #include "../workspaces/idle.h"
@@ -33,6 +35,7 @@
 #define RUN_OUTPUT_MAX (1u << 20)	/* per stream, with --json */
 #define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
 #define RUN_RECORD_OUTPUT_MAX (8u << 10)
+#define RUN_RECORD_STDERR_MAX (4u << 10)
 #define RUN_MAX_FILES 8 /* the program and the embedded runtime files */
 /* The TypeScript runtime's build (sucrase's bundle and its code cache). */
 #define RUN_RUNTIME_DIST MCPFS_SRCDIR "/executor/runtime/dist"
@@ -60,6 +63,8 @@ struct run {
 	char lock_path[4200];
 	int lock_fd; /* lock_path, locked while the run lives; else -1 */
 	int ws_hold; /* the workspace held (workspaces/idle.h) when we opened it; else -1 */
+	int slot_fd; /* the customer's maxRuns slot (policy_run_slot), else -1 */
+	struct search_source policed; /* the bridge's search under the customer's policy */
 	char token[64], env_token[128];
 	char rt_paths[RUN_MAX_FILES][128]; /* jail paths of the runtime files */
 	struct bridge *bridge;
@@ -229,6 +234,18 @@ static int run_lock_make(struct run *r, struct err *err)
 	return rc;
 }
 
+/* The run's tools/search: what the customer's policy hides is left out of
+ * the results, as it is out of the tree. */
+static json_t *policed_search(void *ctx, const char *query, const struct search_opts *o,
+			      struct err *err)
+{
+	struct run *r = ctx;
+	json_t *res = r->o->search->query(r->o->search->ctx, query, o, err);
+
+	policy_filter_results(policy_rules(r->o->policy, r->o->customer), r->o->hub, res);
+	return res;
+}
+
 /* The run's bridge, on the socket its jail made (jail_spec.listen_path);
  * its calls end by the run's deadline, so a call never outlives the jail. */
 static int bridge_start(struct run *r, double timeout_s, struct err *err)
@@ -237,6 +254,10 @@ static int bridge_start(struct run *r, double timeout_s, struct err *err)
 
 	bo.hub = r->o->hub;
 	bo.search = r->o->search;
+	if (r->o->search && policy_rules_key(policy_rules(r->o->policy, r->o->customer))[0]) {
+		r->policed = (struct search_source){policed_search, r};
+		bo.search = &r->policed;
+	}
 	bo.asker = r->o->asker;
 	bo.token = r->token;
 	bo.customer = r->ws.customer;
@@ -400,7 +421,8 @@ static json_t *result_new(struct run *r)
  * it could not rewrite is withheld, with the reason in its place. */
 static void filter_output(struct run *r, json_t *obj)
 {
-	static const char *const fields[] = {"stdout", "stderr", "output", "code", "description"};
+	static const char *const fields[] = {"stdout",	    "stderr",	 "output", "code",
+					     "description", "arguments", "error"};
 	struct err e = {0};
 	char line[ERR_TEXT_MAX + 32];
 	size_t i;
@@ -413,14 +435,35 @@ static void filter_output(struct run *r, json_t *obj)
 			json_object_set_new(obj, fields[i], json_string(line));
 }
 
+/* Why the run ended, in a word or two: the limit that ended it, else the
+ * signal, else its exit. */
+static json_t *end_reason(json_t *res)
+{
+	json_t *limits = json_object_get(res, "limits"), *l;
+	size_t i;
+
+	json_array_foreach(limits, i, l)
+	{
+		if (strcmp(json_string_value(l), "output")) /* output is cut, the run goes on */
+			return json_sprintf("%s limit", json_string_value(l));
+	}
+	if (json_integer_value(json_object_get(res, "signal")))
+		return json_sprintf("signal %d",
+				    (int)json_integer_value(json_object_get(res, "signal")));
+	return json_sprintf("exit %d", (int)json_integer_value(json_object_get(res, "exit_code")));
+}
+
 void run_record(struct run *r, json_t *res)
 {
 	const struct run_opts *o = r->o;
 	size_t code_len = o->code_len < RUN_RECORD_CODE_MAX ? o->code_len : RUN_RECORD_CODE_MAX;
 	size_t out_len =
 	    r->out.b.len < RUN_RECORD_OUTPUT_MAX ? r->out.b.len : RUN_RECORD_OUTPUT_MAX;
+	size_t err_len =
+	    r->errs.b.len < RUN_RECORD_STDERR_MAX ? r->errs.b.len : RUN_RECORD_STDERR_MAX;
 	struct err e = {0};
-	json_t *task;
+	json_t *task, *call;
+	size_t i;
 
 	task = json_pack(
 	    "{s:s,s:s,s:o,s:{s:O,s:O,s:O},s:o,s:O,s:O,s:O,s:s,s:s,s:s}", "task_id", r->id,
@@ -433,8 +476,17 @@ void run_record(struct run *r, json_t *res)
 	    r->by_tool ? r->by_tool : json_null(), "exit_code", json_object_get(res, "exit_code"),
 	    "started_at", r->started_at, "ended_at", r->ended_at, "language",
 	    o->lang == RUN_LANG_TYPESCRIPT ? "typescript" : "python");
-	if (task && o->output_filter)
+	if (task) {
+		json_object_set_new(task, "stderr",
+				    utf8_string(r->errs.b.data ? r->errs.b.data : "", err_len));
+		json_object_set_new(task, "end_reason", end_reason(res));
+		json_object_set_new(task, "duration_ms", json_real(r->duration_ms));
+	}
+	if (task && o->output_filter) {
 		filter_output(r, task);
+		json_array_foreach(json_object_get(task, "tool_calls"), i, call)
+		    filter_output(r, call);
+	}
 	if (!task || session_append_task(&r->ws, r->session, task, &e) < 0)
 		fprintf(stderr, "mcpfs: exec: session log: %s\n", task ? e.text : "out of memory");
 	json_decref(task);
@@ -458,6 +510,29 @@ static int workspace_ready(struct run *r, struct err *err)
 	return 0;
 }
 
+/* A run into a session that has ended would run, write its files, and only
+ * then fail to be recorded: it is refused before its code starts. */
+static int session_open(struct run *r, struct err *err)
+{
+	struct err e = {0};
+	json_t *log;
+	bool ended;
+
+	if (!r->o->session)
+		return 0;
+	log = session_load(&r->ws, r->session, &e);
+	if (!log)
+		return 0; /* a new session, or one the append will report on */
+	ended = json_is_string(json_object_get(log, "ended_at"));
+	json_decref(log);
+	if (ended)
+		return err_set(err, EXIT_USAGE,
+			       "session %s of customer %s has ended: nothing was run (start a new "
+			       "session)",
+			       r->session, r->ws.customer);
+	return 0;
+}
+
 struct run *run_new(const struct run_opts *o, struct err *err)
 {
 	struct run *r = calloc(1, sizeof(*r));
@@ -468,7 +543,7 @@ struct run *run_new(const struct run_opts *o, struct err *err)
 	}
 	r->o = o;
 	jail_host_ids(JAIL_CUSTOMER_UID, &r->host_uid, &r->host_gid);
-	r->out.fd = r->errs.fd = r->lock_fd = r->ws_hold = -1;
+	r->out.fd = r->errs.fd = r->lock_fd = r->ws_hold = r->slot_fd = -1;
 	buf_init(&r->out.b, RUN_OUTPUT_MAX);
 	buf_init(&r->errs.b, RUN_OUTPUT_MAX);
 	r->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -502,8 +577,11 @@ int run_start(struct run *r, struct err *err)
 	if (run_id_new(r->id, sizeof(r->id)) < 0)
 		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
 	snprintf(r->session, sizeof(r->session), "%s", o->session ? o->session : r->id);
-	if (workspace_ready(r, err) < 0 ||
-	    run_tree_dir(o->root, o->cfg, o->hub, r->tree, sizeof(r->tree), err) < 0)
+	if (workspace_ready(r, err) < 0 || session_open(r, err) < 0 ||
+	    policy_run_slot(policy_rules(o->policy, o->customer), r->ws.dir, &r->slot_fd, err) <
+		0 ||
+	    run_tree_dir(o->root, o->cfg, o->hub, policy_rules(o->policy, o->customer), r->tree,
+			 sizeof(r->tree), err) < 0)
 		return -1;
 	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
 	if (run_lock_make(r, err) < 0)
@@ -592,6 +670,8 @@ void run_free(struct run *r)
 		unlink(r->lock_path);
 		close(r->lock_fd);
 	}
+	if (r->slot_fd >= 0)
+		close(r->slot_fd);
 	if (r->out.fd >= 0)
 		close(r->out.fd);
 	if (r->errs.fd >= 0)

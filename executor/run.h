@@ -12,6 +12,7 @@
 #include "bridge.h"
 
 struct hub;
+struct policy;
 struct search_source;
 struct ws;
 struct config;
@@ -61,6 +62,10 @@ struct run_opts {
 	int (*output_filter)(void *ctx, const char *customer, const char *session, json_t *obj,
 			     struct err *err);
 	void *output_ctx;
+
+	/* borrowed; the customer's tree shows what its rules let it call
+	 * (policy/policy.h); NULL: everything */
+	const struct policy *policy;
 };
 
 /* A run: one execution, an object with a cancel handle, so that one process

@@ -19,6 +19,7 @@
 #include "../common/fsx.h"
 #include "../common/strmap.h"
 #include "../fusefs/mount.h"
+#include "../policy/policy.h"
 #include "../servers/config.h"
 #include "../servers/hub.h"
 #include "../tree/snapshot.h"
@@ -40,7 +41,7 @@ static uint64_t key_add(uint64_t h, const char *s)
 /* The cache key: whatever changes the tree's bytes short of a catalog change.
  * That includes the program writing it: a new mcpfs (other templates, other
  * codegen, another bridge protocol) must not reuse an older one's tree. */
-static uint64_t tree_key(const struct config *cfg)
+static uint64_t tree_key(const struct config *cfg, const struct policy_rules *rules)
 {
 	uint64_t h = STRHASH_INIT;
 	struct stat self;
@@ -54,6 +55,7 @@ static uint64_t tree_key(const struct config *cfg)
 		h = key_add(h, id);
 	}
 	h = key_add(h, cfg->origin);
+	h = key_add(h, policy_rules_key(rules));
 	for (i = 0; i < cfg->nservers; i++) {
 		const struct server_config *sc = &cfg->servers[i];
 
@@ -209,9 +211,12 @@ static void sweep(const char *base)
 	closedir(dir);
 }
 
-static int generate(struct hub *hub, const char *dir, struct err *err)
+static int generate(struct hub *hub, const struct policy_rules *rules, const char *dir,
+		    struct err *err)
 {
-	struct tree_snapshot *s = tree_snapshot_new(hub, CG_LANG_ALL, cg_templates_embedded(), err);
+	struct tree_filter f = {policy_tree_tools, (void *)rules};
+	struct tree_snapshot *s = tree_snapshot_filtered(
+	    hub, CG_LANG_ALL, cg_templates_embedded(), policy_rules_key(rules)[0] ? &f : NULL, err);
 	int rc;
 
 	if (!s)
@@ -223,18 +228,19 @@ static int generate(struct hub *hub, const char *dir, struct err *err)
 	return rc < 0 ? -1 : 0;
 }
 
-int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub, char *out, size_t n,
-		 struct err *err)
+int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub,
+		 const struct policy_rules *rules, char *out, size_t n, struct err *err)
 {
 	char base[4096], dir[4200], lock[4300];
 	unsigned langs = 0;
 	int fd, rc;
 
-	if (fusefs_mount_find(root, cfg->origin, out, n, &langs) == 0 &&
+	if (!policy_rules_key(rules)[0] &&
+	    fusefs_mount_find(root, cfg->origin, out, n, &langs) == 0 &&
 	    (langs & CG_LANG_ALL) == CG_LANG_ALL && mount_allows_jail(out))
 		return 0;
 	snprintf(base, sizeof(base), "%s/cache/trees", root);
-	snprintf(dir, sizeof(dir), "%s/%016llx", base, (unsigned long long)tree_key(cfg));
+	snprintf(dir, sizeof(dir), "%s/%016llx", base, (unsigned long long)tree_key(cfg, rules));
 	if ((size_t)snprintf(out, n, "%s", dir) >= n)
 		return err_set(err, EXIT_USAGE, "tree path too long: %s", dir);
 	if (fresh(dir))
@@ -247,7 +253,7 @@ int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub, ch
 	fd = lock_take(lock, true);
 	if (fd < 0)
 		return err_set(err, EXIT_FAILED, "lock %s: %s", lock, strerror(-fd));
-	rc = fresh(dir) ? 0 : generate(hub, dir, err);
+	rc = fresh(dir) ? 0 : generate(hub, rules, dir, err);
 	close(fd);
 	if (rc < 0) {
 		err_prefix(err, "tree for the run");

@@ -11,14 +11,17 @@
 
 struct config;
 struct hub;
+struct policy_rules;
 
 /* A cached tree older than this is written again (from the hub's catalogs,
  * which it may take from its own disk cache). */
 #define RUN_TREE_MAX_AGE_S (24 * 3600)
 
-/* The folder holding README.md and servers/ into @out. Returns 0 or -1 with
- * @err. */
-int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub, char *out, size_t n,
-		 struct err *err);
+/* The folder holding README.md and servers/ into @out: what @rules (the
+ * customer's policy, borrowed; NULL: everything) let the customer see. A
+ * policy that hides anything never binds the mount, and its tree has a key
+ * of its own. Returns 0 or -1 with @err. */
+int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub,
+		 const struct policy_rules *rules, char *out, size_t n, struct err *err);
 
 #endif

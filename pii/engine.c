@@ -262,7 +262,8 @@ static int filter_field(struct pii_engine *e, struct pii_vault *v, json_t *resul
 int pii_engine_filter_output(void *ctx, const char *customer, const char *session, json_t *result,
 			     struct err *err)
 {
-	static const char *const fields[] = {"stdout", "stderr", "output", "code", "description"};
+	static const char *const fields[] = {"stdout",	    "stderr",	 "output", "code",
+					     "description", "arguments", "error"};
 	struct pii_engine *e = ctx;
 	struct pii_vault *v;
 	size_t i;

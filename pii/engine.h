@@ -44,9 +44,9 @@ struct pii_vault *pii_engine_vault(struct pii_engine *e, const char *customer, c
  * Returns the hook's handle > 0, or -errno. */
 int pii_engine_hook(struct pii_engine *e, struct hub *h);
 
-/* Tokenize the strings "stdout", "stderr", "output", "code" and
- * "description" of a run's result object or task record (borrowed, changed
- * in place) with @session's vault; @ctx is the engine. Returns 0, or -1 with
+/* Tokenize the strings "stdout", "stderr", "output", "code",
+ * "description", "arguments" and "error" (a call record's) of a run's result object or task record
+ * (borrowed, changed in place) with @session's vault; @ctx is the engine. Returns 0, or -1 with
  * @err (the caller then withholds them). */
 int pii_engine_filter_output(void *ctx, const char *customer, const char *session, json_t *result,
 			     struct err *err);

@@ -181,6 +181,7 @@ static json_t *c_exec(struct conn *cn, json_t *p)
 	    .root = e->o.root,
 	    .cfg = e->o.cfg,
 	    .hub = e->o.hub,
+	    .policy = e->o.policy,
 	    .customer = json_string_value(json_object_get(p, "customer")),
 	    .session = json_string_value(json_object_get(p, "session")),
 	    .description = json_string_value(json_object_get(p, "description")),

@@ -21,6 +21,7 @@ struct metrics;
 struct search_hub;
 
 struct pii_engine;
+struct policy;
 
 struct serve_opts {
 	const char *root;	   /* the data root; borrowed */
@@ -34,6 +35,8 @@ struct serve_opts {
 	double ws_idle_s;	   /* workspaces idle this long are unmounted; 0: never */
 	size_t output_cap;	   /* stdout bytes in a result; 0: 20,000 */
 	struct pii_engine *pii;	   /* borrowed: tokenizes runs' output; NULL: none */
+
+	const struct policy *policy; /* borrowed: the customers' trees; NULL: all */
 };
 
 struct serve_engine {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/buf.h"
+#include "../policy/policy.h"
 #include "../servers/hub.h"
 #include "catalog.h"
 #include "engine.h"
@@ -29,6 +30,9 @@ static int list_servers(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 
 	(void)args;
 	for (i = 0; arr && i < hub_count(t->e->o.hub); i++) {
+		if (!policy_server_open(policy_rules(t->e->o.policy, t->customer),
+					hub_name(t->e->o.hub, i)))
+			continue; /* closed to this customer: not named */
 		memset(&info, 0, sizeof(info));
 		hub_info(t->e->o.hub, hub_name(t->e->o.hub, i), &info);
 		s = json_pack("{s:s,s:s,s:s,s:I,s:s}", "name", hub_name(t->e->o.hub, i), "module",
@@ -96,7 +100,9 @@ static int definition(struct tool_ctx *t, const char *full, const char *ext, jso
 	if (rc == -EHOSTUNREACH)
 		return err_set(err, EXIT_UNREACHABLE, "server '%s' cannot be reached: %s",
 			       cg_root_server_name(root, (size_t)i), e.text[0] ? e.text : "down");
-	if (rc)
+	/* A tool the customer may not call reads as one that is not there. */
+	if (rc || policy_hides(policy_rules(t->e->o.policy, t->customer), t->e->o.hub,
+			       cg_root_server_name(root, (size_t)i), tool))
 		return err_set(err, EXIT_USAGE,
 			       "server '%s' has no tool '%.200s'; search_tools or its README "
 			       "names its tools",

@@ -1,6 +1,7 @@
 /* search_tools: the tool index (search/search.h) over every server's tools. */
 #include <string.h>
 
+#include "../policy/policy.h"
 #include "../search/search.h"
 #include "engine.h"
 #include "tools.h"
@@ -18,6 +19,9 @@ static int search_tools(struct tool_ctx *t, json_t *args, struct tool_out *out, 
 		return err_set(err, EXIT_USAGE, "detail_level must be name, summary or full");
 	out->structured = search_hub_query(
 	    t->e->search, json_string_value(json_object_get(args, "query")), &o, err);
+	/* The customer finds what it may call, as its runs' tree shows. */
+	policy_filter_results(policy_rules(t->e->o.policy, t->customer), t->e->o.hub,
+			      out->structured);
 	return out->structured ? 0 : -1;
 }
 

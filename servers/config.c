@@ -740,8 +740,10 @@ static int parse_doc(struct config *cfg, const char *text, const char *origin, b
 		goto out_ps;
 	/* Kept as written: pii/ gives it meaning (pii_config_parse). Only
 	 * mcpfs's own config has one. */
-	if (own)
+	if (own) {
 		cfg->pii = json_incref(json_object_get(root, "pii"));
+		cfg->policy = json_incref(json_object_get(root, "policy")); /* policy/ */
+	}
 	if (own && parse_customer(cfg, json_object_get(root, "customer"), origin, err) < 0)
 		goto out_ps;
 	rc = 0;
@@ -782,6 +784,7 @@ void config_free(struct config *cfg)
 	free(cfg->servers);
 	free(cfg->origin);
 	json_decref(cfg->pii);
+	json_decref(cfg->policy);
 	free(cfg->customer);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -87,6 +87,7 @@ struct config {
 	size_t nservers;
 	char *origin;	/* the file it came from, or "(embedded default)" */
 	json_t *pii;	/* the "pii" section as written (owned), or NULL; see pii/pii.h */
+	json_t *policy; /* the "policy" section as written (owned), or NULL; policy/policy.h */
 	char *customer; /* "customer": serve's customer without --customer (a valid id), or NULL */
 };
 

@@ -1031,6 +1031,8 @@ static json_t *call_server(struct hub *h, struct hub_server *srv, struct call_re
 			 ? now + o->start_timeout_s
 			 : rq->deadline,
 		     err);
+	if (o->note)
+		o->note->start_ms = (clock_now_s() - now) * 1000.0;
 	if (!cn)
 		return NULL;
 	if (o->deadline_s > 0 && o->deadline_s - clock_now_s() < timeout)

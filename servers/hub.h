@@ -65,6 +65,12 @@ json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struc
  * before a catalog is known. */
 json_t *hub_notes(struct hub *h, const char *server);
 
+/* What a call reports beside its result, for the caller's records. */
+struct hub_call_note {
+	double start_ms;		  /* waited for the server to start or free a connection */
+	char decision[ERR_TEXT_MAX + 16]; /* the policy's, one line; "" when none was made */
+};
+
 struct hub_call_opts {
 	double timeout_s;	/* <= 0: the server's configured timeout */
 	double deadline_s;	/* clock_now_s() by which it ends, start included; 0: none */
@@ -74,6 +80,8 @@ struct hub_call_opts {
 	const char *session;	/* the session the call belongs to; NULL: none */
 	const char *origin;	/* who calls: "call", "bridge", "serve"; NULL: "call" */
 	struct client_call_hooks hooks; /* progress, the result as it arrives; zeros: none */
+
+	struct hub_call_note *note; /* filled in when not NULL */
 };
 
 /* tools/call on the server by its original MCP tool name; starts it if

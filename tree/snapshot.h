@@ -4,6 +4,7 @@
 #ifndef MCPFS_TREE_SNAPSHOT_H
 #define MCPFS_TREE_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../codegen/codegen.h"
@@ -26,6 +27,19 @@ struct tree_snapshot {
  * memory runs out. */
 struct tree_snapshot *tree_snapshot_new(struct hub *h, unsigned langs, const struct cg_templates *t,
 					struct err *err);
+/* What one reader may see of the catalogs (a customer's policy): @tools
+ * (borrowed; NULL when the server's catalog could not be had) of @server
+ * becomes the new array returned; *@hide true drops the server from the
+ * tree. NULL without *@hide, for tools not NULL, when out of memory. */
+struct tree_filter {
+	json_t *(*tools)(void *ctx, const char *server, json_t *tools, bool *hide);
+	void *ctx;
+};
+
+/* tree_snapshot_new through @f (borrowed; NULL: everything). */
+struct tree_snapshot *tree_snapshot_filtered(struct hub *h, unsigned langs,
+					     const struct cg_templates *t,
+					     const struct tree_filter *f, struct err *err);
 void tree_snapshot_free(struct tree_snapshot *s); /* accepts NULL */
 
 #endif

@@ -8,7 +8,9 @@
 //   many N     N sessions at once, each running code that calls a tool
 //   host CODE [--no-sampling]  a host whose user fills forms and whose model
 //              samples: execute_code of CODE; reports the elicitation and
-//              sampling requests it answered and the run's result
+//              sampling requests it answered and the run's result;
+//              --approvals yes,no,...: how its user answers mcpfs's own
+//              approval forms (those with an "approve" field), in turn
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,7 +20,7 @@ const argv = process.argv.slice(2);
 const scenario = argv.shift();
 let count = 1;
 if (scenario === "many") count = Number(argv.shift());
-let hostCode = null, sampling = true;
+let hostCode = null, sampling = true, approvals = [];
 if (scenario === "host") hostCode = argv.shift();
 let progressCode = null;
 if (scenario === "progress" && argv.length && !argv[0].startsWith("--")) progressCode = argv.shift();
@@ -26,6 +28,7 @@ let url = null, token = null, command = null;
 while (argv.length) {
   const a = argv.shift();
   if (a === "--no-sampling") sampling = false;
+  else if (a === "--approvals") approvals = argv.shift().split(",");
   else if (a === "--http") url = argv.shift();
   else if (a === "--token") token = argv.shift();
   else if (a === "--stdio") { command = argv.splice(0); }
@@ -119,6 +122,11 @@ async function host(code) {
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     elicited.push(req.params);
     const props = req.params.requestedSchema?.properties || {};
+    if ("approve" in props) {
+      const said = approvals.shift() || "no";
+      if (said === "no") return { action: "decline" };
+      return { action: "accept", content: { approve: true, ...(said === "session" ? { session: true } : {}) } };
+    }
     const content = {};
     for (const k of Object.keys(props)) if (k in ANSWERS) content[k] = ANSWERS[k];
     return { action: "accept", content };
