@@ -335,7 +335,7 @@ def test_other_runs_bridge_unreachable(mcpfs, host_unchanged):  # noqa: F811
     try:
         sock = None
         for _ in range(1500):
-            for pid in jail_pids_of(mcpfs.root):
+            for pid in jail_pids_of(mcpfs.root, mcpfs.jail_uid):
                 s = Path(f"/proc/{pid}/root/run/mcpfs/bridge.sock")
                 with contextlib.suppress(OSError):
                     if stat.S_ISSOCK(s.stat().st_mode):
