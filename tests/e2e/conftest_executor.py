@@ -72,12 +72,35 @@ def jail_pids(uid=JAIL_HOST_UID):
     return out
 
 
+def _own_cgroups():
+    """This test session's own group in each hierarchy: a run's groups are
+    made beside the process that runs it (executor/jail_cgroup.c)."""
+    own = {}
+    for line in open("/proc/self/cgroup"):
+        _, names, path = line.rstrip("\n").split(":", 2)
+        for name in names.split(",") if names else ["unified"]:
+            if name in ("memory", "pids", "unified"):
+                own[f"/sys/fs/cgroup/{name}"] = f"/sys/fs/cgroup/{name}{path.rstrip('/')}"
+    return own
+
+
 def _cgroups():
-    found = []
+    """The runs' groups beside this session's processes. Another session's
+    (another job's group in a hierarchy that tells them apart) are theirs,
+    and so is a group of theirs in a hierarchy that does not (pids here),
+    known by its name."""
+    own, found, theirs = _own_cgroups(), [], set()
     for top in ("/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified"):
+        mine = own.get(top, top)
         for dirpath, dirnames, _ in os.walk(top):
-            found += [os.path.join(dirpath, d) for d in dirnames if d.startswith("mcpfs-")]
-    return found
+            for d in dirnames:
+                if not d.startswith("mcpfs-"):
+                    continue
+                if dirpath == mine or dirpath.startswith(mine + "/"):
+                    found.append(os.path.join(dirpath, d))
+                else:
+                    theirs.add(d)
+    return [g for g in found if os.path.basename(g) not in theirs]
 
 
 # What the jail mounts while it builds its root on /tmp (executor/jail_mount.c).
