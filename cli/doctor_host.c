@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
-#include <linux/magic.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -14,11 +13,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/cgroupfs.h"
 #include "doctor.h"
 
 #define CGROUP_FS "/sys/fs/cgroup"
@@ -92,34 +91,6 @@ enum doctor_verdict doctor_userns(struct doctor_line *l)
 	return DOCTOR_FAIL;
 }
 
-static bool is_cgroup2(const char *path)
-{
-	struct statfs sf;
-
-	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
-}
-
-/* Our group in hierarchy @key ("0::" for v2, ":memory:" for v1) into @out. */
-static int own_group(const char *key, char *out, size_t n)
-{
-	char line[4096], *p;
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	int rc = -1;
-
-	if (!f)
-		return -1;
-	while (rc < 0 && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		p = strstr(line, key);
-		if (p && (p == line || key[0] == ':')) {
-			snprintf(out, n, "%s", p + strlen(key));
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
 static bool has_words(const char *file, const char *a, const char *b)
 {
 	char buf[1024] = "";
@@ -141,7 +112,7 @@ static bool v2_usable(const char *mnt, char *dir, size_t n)
 
 	if (named && named[0])
 		snprintf(dir, n, "%s", named);
-	else if (own_group("0::", own, sizeof(own)) == 0)
+	else if (cgroupfs_own("", own, sizeof(own)) == 0)
 		snprintf(dir, n, "%s%s", mnt, strcmp(own, "/") ? own : "");
 	else
 		return false;
@@ -153,12 +124,11 @@ static bool v2_usable(const char *mnt, char *dir, size_t n)
 static bool v1_usable(char *dir, size_t n)
 {
 	static const char *const ctl[] = {"pids", "memory"};
-	char own[2048], key[32];
+	char own[2048];
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
-		snprintf(key, sizeof(key), ":%s:", ctl[i]);
-		if (own_group(key, own, sizeof(own)) < 0)
+		if (cgroupfs_own(ctl[i], own, sizeof(own)) < 0)
 			return false;
 		snprintf(dir, n, CGROUP_FS "/%s%s", ctl[i], strcmp(own, "/") ? own : "");
 		if (access(dir, W_OK) < 0)
@@ -169,8 +139,8 @@ static bool v1_usable(char *dir, size_t n)
 
 enum doctor_verdict doctor_cgroup(struct doctor_line *l)
 {
-	bool unified = is_cgroup2(CGROUP_FS);
-	bool hybrid = !unified && is_cgroup2(CGROUP_FS "/unified");
+	bool unified = cgroupfs_is_v2(CGROUP_FS);
+	bool hybrid = !unified && cgroupfs_is_v2(CGROUP_FS "/unified");
 	char dir[4200];
 
 	if (unified || hybrid) {

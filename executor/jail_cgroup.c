@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/cgroupfs.h"
 #include "../common/clock.h"
 #include "jail_i.h"
 
@@ -36,9 +36,6 @@
 /* v2: where mcpfs's own processes live in a delegated group. Not "mcpfs-*":
  * those are runs' groups, which sweep_stale removes when empty. */
 #define JAIL_CGROUP_LEAF "mcpfs.main"
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
 
 static int write_text(const char *dir, const char *file, const char *text, struct err *err)
 {
@@ -67,39 +64,6 @@ static unsigned long long read_key(const char *dir, const char *file, const char
 			v = strtoull(line + klen + 1, NULL, 10);
 	fclose(f);
 	return v;
-}
-
-/* Our own group in hierarchy @controller ("memory"; "" for v2) from
- * /proc/self/cgroup, into @out. Returns 0 or -1. */
-static int own_group(const char *controller, char *out, size_t n)
-{
-	char line[4096], *p, *q;
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	int rc = -1;
-
-	if (!f)
-		return -1;
-	while (rc < 0 && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		p = strchr(line, ':');
-		q = p ? strchr(p + 1, ':') : NULL;
-		if (!q)
-			continue;
-		*q = '\0';
-		if (!strcmp(p + 1, controller)) {
-			snprintf(out, n, "%s", q + 1);
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
-static bool is_cgroup2(const char *path)
-{
-	struct statfs sf;
-
-	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
 }
 
 static bool has_words(const char *dir, const char *file, const char *a, const char *b)
@@ -246,16 +210,16 @@ static int delegate_v2(const char *group, bool ours_inside, struct err *err)
  * 1 when v2 has no such group for us, or -1 with @err. */
 static int v2_parent(const struct jail *j, char *parent, size_t n, struct err *err)
 {
-	const char *mnt = is_cgroup2(CGROUP_FS)		     ? CGROUP_FS
-			  : is_cgroup2(CGROUP_FS "/unified") ? CGROUP_FS "/unified"
-							     : NULL;
+	const char *mnt = cgroupfs_is_v2(CGROUP_FS)		 ? CGROUP_FS
+			  : cgroupfs_is_v2(CGROUP_FS "/unified") ? CGROUP_FS "/unified"
+								 : NULL;
 	const char *want = j->spec->cgroup_parent;
 	char own[2048], *leaf;
 	int rc;
 
 	if (want && *want) {
 		if (!mnt || want[0] != '/' || strstr(want, "/..") ||
-		    (size_t)snprintf(parent, n, "%s%s", mnt, want) >= n || !is_cgroup2(parent))
+		    (size_t)snprintf(parent, n, "%s%s", mnt, want) >= n || !cgroupfs_is_v2(parent))
 			return err_set(err, EXIT_USAGE, "MCPFS_CGROUP=%s: no such cgroup v2 group",
 				       want);
 		rc = delegate_v2(parent, false, err);
@@ -265,7 +229,7 @@ static int v2_parent(const struct jail *j, char *parent, size_t n, struct err *e
 				       want);
 		return rc;
 	}
-	if (!mnt || own_group("", own, sizeof(own)) < 0)
+	if (!mnt || cgroupfs_own("", own, sizeof(own)) < 0)
 		return 1;
 	/* Already moved to our leaf (an earlier run of this process, or another
 	 * mcpfs in the same group): the runs' groups go beside it. */
@@ -314,7 +278,7 @@ static int create_v1(struct jail *j, struct err *err)
 	int i;
 
 	for (i = 0; i < JAIL_CGROUP_CONTROLLERS; i++) {
-		if (own_group(controllers[i], own, sizeof(own)) < 0)
+		if (cgroupfs_own(controllers[i], own, sizeof(own)) < 0)
 			return err_set(err, EXIT_FAILED,
 				       "no cgroup v1 %s controller and no delegated v2 group: "
 				       "cannot limit memory and processes",

@@ -13,18 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
+#include "../common/cgroupfs.h"
 #include "../common/fsx.h"
 #include "run.h"
 
 #define CGROUP_FS "/sys/fs/cgroup"
 #define CGROUP_LEAF "mcpfs.main" /* executor/jail_cgroup.c: JAIL_CGROUP_LEAF */
 #define CGROUP_PARENTS_MAX 3
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
 
 int run_sweep_lock(const char *root, int how)
 {
@@ -48,61 +45,28 @@ int run_sweep_lock(const char *root, int how)
 	return fd;
 }
 
-/* This process's group in hierarchy @controller ("" for v2), from
- * /proc/self/cgroup. Returns 0 or -1. */
-static int own_group(const char *controller, char *out, size_t n)
-{
-	char line[4096], *p, *q;
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	int rc = -1;
-
-	if (!f)
-		return -1;
-	while (rc < 0 && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		p = strchr(line, ':');
-		q = p ? strchr(p + 1, ':') : NULL;
-		if (!q)
-			continue;
-		*q = '\0';
-		if (!strcmp(p + 1, controller)) {
-			snprintf(out, n, "%s", q + 1);
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
-static bool is_cgroup2(const char *path)
-{
-	struct statfs sf;
-
-	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
-}
-
 /* The folders the jail makes runs' groups in (executor/jail_cgroup.c): v2,
  * the group $MCPFS_CGROUP names, else ours (beside our leaf); v1, ours in
  * memory and in pids. Returns how many were written to @out. */
 static size_t cgroup_parents(const char *cgroup_parent, char out[][4200])
 {
 	static const char *const v1[] = {"memory", "pids"};
-	const char *mnt = is_cgroup2(CGROUP_FS)		     ? CGROUP_FS
-			  : is_cgroup2(CGROUP_FS "/unified") ? CGROUP_FS "/unified"
-							     : NULL;
+	const char *mnt = cgroupfs_is_v2(CGROUP_FS)		 ? CGROUP_FS
+			  : cgroupfs_is_v2(CGROUP_FS "/unified") ? CGROUP_FS "/unified"
+								 : NULL;
 	char own[2048], *leaf;
 	size_t n = 0, i;
 
 	if (mnt && cgroup_parent && cgroup_parent[0] == '/')
 		snprintf(out[n++], 4200, "%s%s", mnt, cgroup_parent);
-	else if (mnt && own_group("", own, sizeof(own)) == 0) {
+	else if (mnt && cgroupfs_own("", own, sizeof(own)) == 0) {
 		leaf = strrchr(own, '/');
 		if (leaf && !strcmp(leaf + 1, CGROUP_LEAF))
 			*leaf = '\0';
 		snprintf(out[n++], 4200, "%s%s", mnt, strcmp(own, "/") ? own : "");
 	}
 	for (i = 0; i < sizeof(v1) / sizeof(v1[0]); i++)
-		if (own_group(v1[i], own, sizeof(own)) == 0)
+		if (cgroupfs_own(v1[i], own, sizeof(own)) == 0)
 			snprintf(out[n++], 4200, CGROUP_FS "/%s%s", v1[i],
 				 strcmp(own, "/") ? own : "");
 	return n;

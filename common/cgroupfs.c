@@ -1,0 +1,40 @@
+#include "cgroupfs.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/statfs.h>
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+bool cgroupfs_is_v2(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+int cgroupfs_own(const char *controller, char *out, size_t n)
+{
+	char line[4096], *p, *q;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (rc < 0 && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		p = strchr(line, ':');
+		q = p ? strchr(p + 1, ':') : NULL;
+		if (!q)
+			continue;
+		*q = '\0';
+		if (!strcmp(p + 1, controller)) {
+			snprintf(out, n, "%s", q + 1);
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
