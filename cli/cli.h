@@ -70,6 +70,9 @@ int cli_pii_attach(struct cli *cli, struct hub *h);
 /* The policy over the config (made once), its hook added to @h. Returns 0,
  * or -1 after printing the error. */
 int cli_policy_attach(struct cli *cli, struct hub *h);
+/* @customer's rules under the config's policy into *@out (NULL: none, all
+ * is open). Returns 0, or -1 when the config or its policy is bad (said). */
+int cli_policy_rules(struct cli *cli, const char *customer, const struct policy_rules **out);
 /* Parse --pii's value (on, off, config) into cli->pii_mode. -1 after printing why. */
 int cli_pii_mode(struct cli *cli, const char *cmd, const char *arg);
 

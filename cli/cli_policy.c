@@ -3,18 +3,33 @@
 
 #include "cli.h"
 
-int cli_policy_attach(struct cli *cli, struct hub *h)
+/* The policy over the config, made once. */
+static struct policy *policy_of(struct cli *cli)
 {
 	const struct config *cfg = cli_config(cli);
 	struct err e = {0};
-	int rc;
 
 	if (!cfg)
-		return -1;
-	if (!cli->policy && !(cli->policy = policy_new(cfg->policy, cfg->origin, &e))) {
+		return NULL;
+	if (!cli->policy && !(cli->policy = policy_new(cfg->policy, cfg->origin, &e)))
 		cli_fail(&e);
+	return cli->policy;
+}
+
+int cli_policy_rules(struct cli *cli, const char *customer, const struct policy_rules **out)
+{
+	struct policy *p = policy_of(cli);
+
+	*out = p ? policy_rules(p, customer) : NULL;
+	return p ? 0 : -1;
+}
+
+int cli_policy_attach(struct cli *cli, struct hub *h)
+{
+	int rc;
+
+	if (!policy_of(cli))
 		return -1;
-	}
 	rc = policy_attach(cli->policy, h);
 	if (rc < 0) {
 		cli_error("policy: %s", strerror(-rc));

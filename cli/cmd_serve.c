@@ -161,6 +161,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP"), .ws_idle_s = -1};
 	struct stdio_job job = {.customer = NULL, .drain_s = SERVE_DRAIN_S, .done = {-1, -1}};
 	struct fusefs_mount_opts mo = {.langs = CG_LANG_ALL};
+	struct tree_filter view = {policy_tree_tools, NULL};
 	struct fusefs_mount *mnt = NULL;
 	struct serve_engine *e = NULL;
 	struct control *ctl = NULL;
@@ -248,6 +249,9 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		return EXIT_FAILED;
 	so.pii = cli->pii;
 	so.policy = cli->policy;
+	/* --mount shows the customer's view, as its runs see the tree */
+	view.ctx = (void *)policy_rules(cli->policy, job.customer);
+	mo.filter = view.ctx ? &view : NULL;
 	e = serve_engine_new(&so, &err);
 	if (!e) {
 		hub_free(so.hub);

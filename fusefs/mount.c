@@ -44,6 +44,7 @@ struct mount {
 	struct hub_progress *progress;	 /* owned: -f on a terminal; else NULL */
 	bool embedded;			 /* fusefs_mount_start: on a hub someone else holds */
 	int listener;			 /* hub_listen handle, or 0 */
+	struct fusefs_hub_view view;	 /* src's */
 	struct fusefs_source src;
 	struct fusefs_tree *_Atomic tree; /* owned; read by hub threads */
 	struct fusefs_inval *inval;	  /* owned */
@@ -108,11 +109,21 @@ static int check_mountpoint(struct mount *m, struct err *err)
 		       given, given);
 }
 
+/* Whether @f (NULL: everything shown) leaves @server out of the tree. */
+static bool hidden(const struct tree_filter *f, const char *server)
+{
+	bool hide = false;
+
+	if (f)
+		json_decref(f->tools(f->ctx, server, NULL, &hide));
+	return hide;
+}
+
 /* The top of the tree: it depends on the server names only. */
 static int build_root(struct mount *m, struct err *err)
 {
 	const char **names;
-	size_t i, n = m->cfg->nservers;
+	size_t i, k, n = m->cfg->nservers;
 	double t;
 
 	if (m->o->templates_dir) {
@@ -129,12 +140,14 @@ static int build_root(struct mount *m, struct err *err)
 		free(names);
 		return err_set(err, EXIT_FAILED, "mount: out of memory");
 	}
-	for (i = 0; i < n; i++) {
-		names[i] = m->cfg->servers[i].name;
+	for (i = 0, k = 0; i < n; i++) {
+		if (hidden(m->o->filter, m->cfg->servers[i].name))
+			continue;
+		names[k] = m->cfg->servers[i].name;
 		t = m->cfg->servers[i].connect_timeout_s;
-		m->wait_s[i] = t > 0 ? t : DEFAULT_CONNECT_S;
+		m->wait_s[k++] = t > 0 ? t : DEFAULT_CONNECT_S;
 	}
-	m->cgroot = cg_root_new(names, n, m->o->langs, m->tpl);
+	m->cgroot = cg_root_new(names, k, m->o->langs, m->tpl);
 	free(names);
 	if (!m->cgroot)
 		return err_set(err, EXIT_FAILED, "mount: out of memory building the tree");
@@ -261,7 +274,8 @@ static int mount_up(struct mount *m, struct err *err)
 	m->listener = hub_listen(m->hub, &(struct hub_listener){on_catalog_changed, m});
 	if (m->listener < 0)
 		return err_set(err, EXIT_FAILED, "mount: hub_listen: %s", strerror(-m->listener));
-	fusefs_source_hub(&m->src, m->hub);
+	m->view = (struct fusefs_hub_view){m->hub, m->o->filter};
+	fusefs_source_hub(&m->src, &m->view);
 	topts.root = m->cgroot;
 	topts.src = &m->src;
 	topts.wait_s = m->wait_s;

@@ -16,6 +16,7 @@
 
 #include "../common/err.h"
 #include "../servers/config.h"
+#include "../tree/snapshot.h"
 
 struct hub;
 
@@ -27,6 +28,10 @@ struct fusefs_mount_opts {
 	const char *templates_dir; /* --templates DIR, or NULL for the embedded set */
 	/* How stdio servers start (hub_opts.launcher); borrowed, NULL: plainly */
 	const struct server_launcher *launcher;
+	/* One customer's view (its policy, tree/snapshot.h): servers it may not
+	 * call are not in the tree, nor tools it may not call in a folder;
+	 * borrowed, NULL: everything. */
+	const struct tree_filter *filter;
 };
 
 /* Mount the tree of @cfg (borrowed) at o->mountpoint and serve it until

@@ -8,6 +8,7 @@
 
 #include "../common/err.h"
 #include "../servers/hub.h"
+#include "../tree/snapshot.h"
 
 struct fusefs_source {
 	/* The server's tools (new array) and generation; starts it when needed
@@ -21,7 +22,14 @@ struct fusefs_source {
 	void *ctx;
 };
 
-/* A source over @h (borrowed; outlives the source). */
-void fusefs_source_hub(struct fusefs_source *src, struct hub *h);
+/* What a hub source reads: @hub's catalogs, through @filter when not NULL
+ * (both borrowed; they outlive the source). */
+struct fusefs_hub_view {
+	struct hub *hub;
+	const struct tree_filter *filter;
+};
+
+/* A source over @v (borrowed; outlives the source). */
+void fusefs_source_hub(struct fusefs_source *src, const struct fusefs_hub_view *v);
 
 #endif

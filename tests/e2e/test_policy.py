@@ -16,6 +16,7 @@ import pytest
 
 from conftest import everything_stdio, memory_server
 from conftest_executor import go_waiter, run_code
+from conftest_mount import mounted  # noqa: F401
 from conftest_serve import Serve, Stdio, sdk, wait_for
 
 POLICY = {
@@ -65,6 +66,38 @@ def test_each_tree_shows_only_its_tools(mcpfs):
     # The mcpfs tools listing is not the tree: all tools stay listed there.
     assert len(mcpfs.json("tools", "everything")) > 10
 
+
+
+def test_mount_shows_the_customers_view(mcpfs, mounted):
+    """`mount --customer C`: the mount's view for a customer holds only what
+    it may call, as the tree bound into its runs does."""
+    policy_config(mcpfs)
+    env = dict(mcpfs.env, **mounted.env)
+    mounted.proc = subprocess.Popen(mcpfs.cmd("mount", mounted.point, "-f", "--customer", "beta"),
+                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True)
+    top = mounted.point / "servers"
+    assert wait_for(lambda: mounted.proc.poll() is not None or top.is_dir(), 60), \
+        mounted.proc.communicate()[1]
+    assert mounted.proc.poll() is None, mounted.proc.communicate()[1]
+    assert sorted(p.name for p in top.iterdir() if p.is_dir()) == ["everything", "memory"]
+    memory = sorted(p.stem for p in (top / "memory").glob("*.py") if not p.stem.startswith("_"))
+    assert memory == ["open_nodes", "read_graph", "search_nodes"], memory
+    everything = {p.stem for p in (top / "everything").glob("*.py")}
+    assert "get_sum" in everything and "get_env" not in everything, everything
+    assert not (top / "everything" / "get_env.py").exists()
+    mounted.stop()
+    # someone else's view: everything but the memory server
+    mounted.proc = subprocess.Popen(mcpfs.cmd("mount", mounted.point, "-f", "--customer",
+                                              "someone"), env=env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+    assert wait_for(lambda: mounted.proc.poll() is not None or top.is_dir(), 60), \
+        mounted.proc.communicate()[1]
+    assert mounted.proc.poll() is None, mounted.proc.communicate()[1]
+    assert sorted(p.name for p in top.iterdir() if p.is_dir()) == ["everything"]
+    assert (top / "everything" / "get_env.py").stat().st_size > 0
+    p = mcpfs.run("mount", mounted.point, "--customer", "../x", check=2)
+    assert "customer" in p.stderr and len(p.stderr.splitlines()) == 1
 
 REFUSALS = r"""
 import json, os, socket
