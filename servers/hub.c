@@ -937,30 +937,22 @@ struct call_req {
 	double timeout, deadline; /* seconds; monotonic */
 };
 
-/* tools/call, as a task when the tool requires one. */
+/* tools/call, as a task when the tool requires one. A shared server not
+ * listed yet (`mcpfs call` on a new data root) is listed first: calling
+ * plainly and again as a task on failure handed the call hooks two results. */
 static json_t *call_tool(struct hub *h, struct hub_server *srv, struct conn *cn,
 			 const struct call_req *rq, struct err *err)
 {
 	json_t *result, *tools = known_tools(h, srv);
 	bool optional_ok = client_offers(cn->c, "tasks.requests.tools.call");
-	bool task = needs_task(tools, rq->target, optional_ok);
+	bool task;
 
+	if (!tools && srv->sc->scope == SCOPE_SHARED)
+		tools = catalog(h, srv, rq->deadline, NULL, NULL);
+	task = needs_task(tools, rq->target, optional_ok);
 	result =
 	    task ? client_call_tool_task(cn->c, rq->target, rq->args, rq->timeout, rq->hooks, err)
 		 : client_call_tool(cn->c, rq->target, rq->args, rq->timeout, rq->hooks, err);
-	/* Not listed yet (`mcpfs call` goes straight to the call): a shared
-	 * server's tool that failed is looked up once, and called again as a
-	 * task if it must be one. */
-	if (!tools && !task && srv->sc->scope == SCOPE_SHARED &&
-	    (!result || json_is_true(json_object_get(result, "isError")))) {
-		tools = catalog(h, srv, rq->deadline, NULL, NULL);
-		if (needs_task(tools, rq->target, false)) {
-			json_decref(result);
-			err_clear(err);
-			result = client_call_tool_task(cn->c, rq->target, rq->args, rq->timeout,
-						       rq->hooks, err);
-		}
-	}
 	json_decref(tools);
 	return result;
 }
