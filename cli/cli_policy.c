@@ -28,9 +28,11 @@ int cli_policy_attach(struct cli *cli, struct hub *h)
 {
 	int rc;
 
-	if (!policy_of(cli))
+	const char *root = cli_root(cli);
+
+	if (!root || !policy_of(cli))
 		return -1;
-	rc = policy_attach(cli->policy, h);
+	rc = policy_attach(cli->policy, h, root);
 	if (rc < 0) {
 		cli_error("policy: %s", strerror(-rc));
 		return -1;

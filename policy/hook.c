@@ -1,5 +1,5 @@
 /* The policy's call hook: every call of a customer decided by its rules
- * before the server sees it, rate windows, and approval by a person: the
+ * before the server sees it, its call rates (rates.c), and approval by a person: the
  * MCP host's user through the call's asker (serve), or the terminal. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,18 +25,8 @@ struct approval {
 	struct approval *next;
 };
 
-/* The last per_min calls under one rate of one rules entry. */
-struct window {
-	const struct policy_rules *r;
-	size_t rate;  /* index into r->rates */
-	double *when; /* per_min slots, clock_now_s() */
-	size_t next;  /* the oldest slot, overwritten next */
-	struct window *next_w;
-};
-
 struct policy_state {
 	struct approval *approved; /* protected by policy.lock */
-	struct window *windows;	   /* protected by policy.lock */
 	pthread_mutex_t tty;	   /* one terminal prompt at a time */
 	int handle;		   /* the hook's */
 };
@@ -44,7 +34,6 @@ struct policy_state {
 void policy_state_free(struct policy_state *s)
 {
 	struct approval *a;
-	struct window *w;
 
 	if (!s)
 		return;
@@ -55,11 +44,6 @@ void policy_state_free(struct policy_state *s)
 		free(a->server);
 		free(a->tool);
 		free(a);
-	}
-	while ((w = s->windows)) {
-		s->windows = w->next_w;
-		free(w->when);
-		free(w);
 	}
 	pthread_mutex_destroy(&s->tty);
 	free(s);
@@ -111,64 +95,6 @@ out_free:
 		free(a->tool);
 	}
 	free(a); /* not remembered: the next call asks again */
-}
-
-static struct window *window_get(struct policy *p, const struct policy_rules *r, size_t rate)
-{
-	struct window *w;
-
-	for (w = p->state->windows; w; w = w->next_w)
-		if (w->r == r && w->rate == rate)
-			return w;
-	w = calloc(1, sizeof(*w));
-	if (!w || !(w->when = calloc(r->rates[rate].per_min, sizeof(*w->when)))) {
-		free(w);
-		return NULL;
-	}
-	w->r = r;
-	w->rate = rate;
-	w->next_w = p->state->windows;
-	p->state->windows = w;
-	return w;
-}
-
-/* Every rate naming the tool has room: the call takes a slot in each.
- * Else -1 with @err; nothing taken. */
-static int rate_take(struct policy *p, const struct policy_rules *r, const struct hub_call *call,
-		     struct err *err)
-{
-	struct window *ws[64];
-	double now = clock_now_s(), oldest;
-	size_t i, n = 0;
-	int rc = 0;
-
-	pthread_mutex_lock(&p->lock);
-	for (i = 0; i < r->nrates && n < 64; i++) {
-		if (!policy_pattern_match(r->rates[i].pattern, call->server, call->tool))
-			continue;
-		if (!(ws[n] = window_get(p, r, i))) {
-			rc = err_set(err, EXIT_FAILED, "rate limit: out of memory");
-			goto out_unlock;
-		}
-		oldest = ws[n]->when[ws[n]->next];
-		if (oldest > 0 && now - oldest < 60.0) {
-			rc = err_set(
-			    err, EXIT_FAILED,
-			    "%s.%s refused: rate limit for customer %s: %u calls a minute to "
-			    "\"%s\"; the next in %.0f s",
-			    call->server, call->tool, r->customer, r->rates[i].per_min,
-			    r->rates[i].pattern, 60.0 - (now - oldest) + 0.5);
-			goto out_unlock;
-		}
-		n++;
-	}
-	for (i = 0; i < n; i++) {
-		ws[i]->when[ws[i]->next] = now;
-		ws[i]->next = (ws[i]->next + 1) % ws[i]->r->rates[ws[i]->rate].per_min;
-	}
-out_unlock:
-	pthread_mutex_unlock(&p->lock);
-	return rc;
 }
 
 /* What a person is asked: who calls what, with which arguments (cut). */
@@ -424,7 +350,7 @@ static int judge(struct policy *p, const struct policy_rules *r, const struct hu
 	if (v == POLICY_DENY)
 		return err_set(err, EXIT_FAILED, "%s.%s refused: %s", call->server, call->tool,
 			       why);
-	if (rate_take(p, r, call, err) < 0)
+	if (policy_rates_take(p->rates_root, r, call->server, call->tool, err) < 0)
 		return -1;
 	if (v == POLICY_ASK)
 		return approve(p, r, call, *args, why, how, err);
@@ -491,12 +417,14 @@ void policy_filter_results(const struct policy_rules *r, struct hub *h, json_t *
 	}
 }
 
-int policy_attach(struct policy *p, struct hub *h)
+int policy_attach(struct policy *p, struct hub *h, const char *root)
 {
 	int handle;
 
 	if (p->hub)
 		return -EBUSY;
+	if (!p->rates_root && !(p->rates_root = strdup(root)))
+		return -ENOMEM;
 	if (!p->state) {
 		p->state = calloc(1, sizeof(*p->state));
 		if (!p->state)

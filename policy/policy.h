@@ -81,9 +81,11 @@ int policy_run_slot(const struct policy_rules *r, const char *customer_dir, int 
  * resources/read and prompts/get of a customer decided by its rules; a tool
  * the server does not list is refused (names are compared byte for byte);
  * `ask` goes to the call's asker (serve: the MCP host), else to the
- * terminal when policy_set_terminal allowed it, else is refused. One hub
- * per policy. Returns the handle > 0, or -errno. */
-int policy_attach(struct policy *p, struct hub *h);
+ * terminal when policy_set_terminal allowed it, else is refused.
+ * "callsPerMinute" windows live under the data root @root (policy/rates.c),
+ * shared by every process on it. One hub per policy. Returns the handle
+ * > 0, or -errno. */
+int policy_attach(struct policy *p, struct hub *h, const char *root);
 
 /* Let approvals be asked on /dev/tty when a call has no asker (`mcpfs exec`
  * on a terminal). */

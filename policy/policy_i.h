@@ -39,7 +39,8 @@ struct policy {
 	size_t n;
 	const struct policy_rules *fallback; /* "default" in rules, or NULL */
 	/* hook.c */
-	struct hub *hub; /* borrowed, once attached */
+	struct hub *hub;  /* borrowed, once attached */
+	char *rates_root; /* owned, once attached: the data root of the rate windows */
 	bool terminal;
 	pthread_mutex_t lock;	    /* approved, windows */
 	struct policy_state *state; /* owned; made by policy_attach */
@@ -49,8 +50,13 @@ struct policy {
  * wherever both sides match; no '.': every tool of the server.) */
 bool policy_pattern_match(const char *pattern, const char *server, const char *tool);
 
+/* rates.c: a call of @server's @tool takes a slot in every "callsPerMinute"
+ * window of @r naming it, or in none: 0, or -1 with @err (the limit hit). */
+int policy_rates_take(const char *root, const struct policy_rules *r, const char *server,
+		      const char *tool, struct err *err);
+
 struct policy_state;
-/* hook.c: approvals and rate windows. Accepts NULL. */
+/* hook.c: approvals. Accepts NULL. */
 void policy_state_free(struct policy_state *s);
 
 #endif

@@ -445,6 +445,7 @@ void policy_free(struct policy *p)
 		rules_free(&p->rules[i]);
 	free(p->rules);
 	policy_state_free(p->state);
+	free(p->rates_root);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }

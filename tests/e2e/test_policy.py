@@ -276,6 +276,22 @@ def test_rate_limit_of_one_customer_leaves_the_other_alone(mcpfs):
     assert b.split() == ["ok", "0", "ok", "1", "ok", "2"], b
 
 
+def test_rate_limit_holds_across_processes(mcpfs):
+    """Two `exec` processes of one customer without a daemon share its
+    window (policy/rates.c): 2 calls each against 3 a minute, the fourth is
+    refused; `mcpfs call` for another customer is not."""
+    policy_config(mcpfs)
+    two = ECHO_FIVE.replace("range(5)", "range(2)")
+    p1, r1 = run_code(mcpfs, two, "--customer", "acme")
+    p2, r2 = run_code(mcpfs, two, "--customer", "acme")
+    assert r1["stdout"].split() == ["ok", "0", "ok", "1"], r1
+    out = r2["stdout"].splitlines()
+    assert out[0] == "ok 0" and out[1].startswith("refused 1"), r2
+    assert "rate limit for customer acme" in out[1], r2
+    for _ in range(3):
+        mcpfs.run("call", "--customer", "beta", "everything", "echo", '{"message": "b"}')
+
+
 def test_max_runs_per_customer(mcpfs):
     policy_config(mcpfs)
     ws = mcpfs.root / "workspaces" / "acme" / "workspace"
