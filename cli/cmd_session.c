@@ -73,11 +73,13 @@ static int do_list(const struct ws *ws, struct session_args *a)
 		return cli_print_json(arr);
 	json_array_foreach(arr, i, s)
 	{
-		printf("%s  started %s  %s  %lld tasks\n",
+		long long tasks = (long long)json_integer_value(json_object_get(s, "tasks"));
+
+		printf("%s  started %s  %s  %lld task%s\n",
 		       json_string_value(json_object_get(s, "session_id")),
 		       json_string_value(json_object_get(s, "started_at")),
-		       json_is_string(json_object_get(s, "ended_at")) ? "ended" : "open",
-		       (long long)json_integer_value(json_object_get(s, "tasks")));
+		       json_is_string(json_object_get(s, "ended_at")) ? "ended" : "open", tasks,
+		       tasks == 1 ? "" : "s");
 	}
 	json_decref(arr);
 	return 0;
