@@ -57,8 +57,9 @@ def test_headers_session_version_delete(mcpfs, http_server, tmp_path):
     assert text_of(mcpfs.json("call", "p", "echo", '{"message": "hi"}')) == "hi"
     reqs = [json.loads(line) for line in log.read_text().splitlines()]
     methods = [r["method"] for r in reqs]
-    # initialize, initialized, the GET stream, tools/call, DELETE at close.
-    assert methods.count("POST") == 3 and methods.count("GET") == 1, methods
+    # initialize, initialized, the GET stream, tools/list (a server not
+    # listed yet is listed before its tool is called), tools/call, DELETE.
+    assert methods.count("POST") == 4 and methods.count("GET") == 1, methods
     assert methods[-1] == "DELETE", methods
     assert all(r["auth"] == "Bearer s3cret" for r in reqs), reqs
     init, later = reqs[0], reqs[1:]
