@@ -46,12 +46,12 @@ class Stdio:
                 return m
 
 
-def post(url, msg, session=None):
+def post(url, msg, session=None, timeout=600):
     h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     if session:
         h["Mcp-Session-Id"] = session
     req = urllib.request.Request(url, data=json.dumps(msg).encode(), headers=h)
-    with urllib.request.urlopen(req, timeout=600) as r:
+    with urllib.request.urlopen(req, timeout=timeout) as r:
         body, sid = r.read().decode(), r.headers.get("Mcp-Session-Id")
     if body.startswith("{"):
         return json.loads(body), sid

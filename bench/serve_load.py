@@ -17,9 +17,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from serve_bench import post  # this folder: the same MCP-over-HTTP POST
 
 REPO = Path(__file__).resolve().parent.parent
 BUILD = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "build"
@@ -34,24 +35,6 @@ ROUNDS = int(os.environ.get("MCPFS_BENCH_LOAD_ROUNDS", "3"))
 PROGRAM = ("import sys\nfrom servers.everything import echo\nk = {k}\n"
            "bad = [i for i in range(%d) if echo(message=f'{{k}}-{{i}}') != f'Echo: {{k}}-{{i}}']\n"
            "print('ok' if not bad else f'bad {{bad[:5]}}')\n" % CALLS)
-
-
-def post(url, msg, session=None):
-    h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    if session:
-        h["Mcp-Session-Id"] = session
-    req = urllib.request.Request(url, data=json.dumps(msg).encode(), headers=h)
-    with urllib.request.urlopen(req, timeout=900) as r:
-        body, sid = r.read().decode(), r.headers.get("Mcp-Session-Id")
-    if body.startswith("{"):
-        return json.loads(body), sid
-    for ev in body.split("\n\n"):
-        for line in ev.split("\n"):
-            if line.startswith("data:"):
-                m = json.loads(line[5:])
-                if m.get("id") == msg.get("id"):
-                    return m, sid
-    return None, sid
 
 
 def timed_round(one):
@@ -100,9 +83,10 @@ def serve_arm(tmp, cfg, env):
         t0 = time.perf_counter()
         try:
             _, sid = post(url, {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                                "params": INIT})
+                                "params": INIT}, timeout=900)
             m, _ = post(url, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-                "name": "execute_code", "arguments": {"code": PROGRAM.format(k=k)}}}, sid)
+                "name": "execute_code", "arguments": {"code": PROGRAM.format(k=k)}}}, sid,
+                timeout=900)
             sc = (m or {}).get("result", {}).get("structuredContent") or {}
             out = sc.get("stdout", "").strip()
             if out != "ok" or sc.get("tool_calls") != CALLS:
