@@ -16,6 +16,13 @@
 
 static char workspace[] = "/tmp/test_jail_XXXXXX";
 
+/* The limits of every jail here. */
+#define UNIT_LIMITS                                                                                \
+	{                                                                                          \
+		.cpu_s = 10, .fsize_mb = 16, .nofile = 256, .nproc = 4096, .data_mb = 1024,        \
+		.memory_mb = 256, .pids = 64, .tmp_mb = 16                                         \
+	}
+
 /* Run @script with /usr/bin/python3 in a jail; stdout into @out. Returns the
  * exit code, 128+signal, or -1 when the jail failed (@err says why). */
 static int run_py(const char *script, char *out, size_t n, struct jail_spec *over, struct err *err)
@@ -31,14 +38,7 @@ static int run_py(const char *script, char *out, size_t n, struct jail_spec *ove
 	    .cwd = JAIL_WORKSPACE,
 	    .host_uid = 64000,
 	    .host_gid = 64000,
-	    .limits = {.cpu_s = 10,
-		       .fsize_mb = 16,
-		       .nofile = 256,
-		       .nproc = 4096,
-		       .data_mb = 1024,
-		       .memory_mb = 256,
-		       .pids = 64,
-		       .tmp_mb = 16},
+	    .limits = UNIT_LIMITS,
 	    .run_id = "unit",
 	};
 	struct jail_exit ex;
@@ -179,14 +179,7 @@ static void test_ended_before_teardown(void)
 	    .cwd = "/",
 	    .host_uid = 64000,
 	    .host_gid = 64000,
-	    .limits = {.cpu_s = 10,
-		       .fsize_mb = 16,
-		       .nofile = 256,
-		       .nproc = 4096,
-		       .data_mb = 1024,
-		       .memory_mb = 256,
-		       .pids = 64,
-		       .tmp_mb = 16},
+	    .limits = UNIT_LIMITS,
 	    .run_id = "unit-ended",
 	};
 	struct pollfd p = {.events = POLLIN};
