@@ -18,14 +18,12 @@
 #include <unistd.h>
 
 #include "../common/fsx.h"
+#include "loop.h"
 
 #define QUOTA_FILE "quota.json"
 #define IMAGE_FILE "workspace.img"
 #define IMAGE_NEW ".workspace.img.new"
 #define LOCK_FILE ".lock"
-#define LOOP_MAJOR 7
-/* A busy loop device (another process won LOOP_CTL_GET_FREE) is retried. */
-#define LOOP_TRIES 16
 /* A workspace without an image is counted by walking it, up to this many. */
 #define WALK_MAX 1000000
 
@@ -258,69 +256,71 @@ static int make_image(int dfd, const struct ws *ws, const struct ws_quota *q, st
 	return 0;
 }
 
-/* A free loop device bound to @imgfd, with autoclear; its fd or -errno. */
-static int loop_attach(int imgfd, int *number)
-{
-	struct loop_config lc;
-	char dev[64];
-	int ctl, n, fd, tries, rc = -EBUSY;
+#define TAIL_MAX (sizeof(((struct ws *)0)->customer) + sizeof("//" IMAGE_FILE))
 
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0)
-		return -errno;
-	for (tries = 0; tries < LOOP_TRIES && rc == -EBUSY; tries++) {
-		n = ioctl(ctl, LOOP_CTL_GET_FREE);
-		if (n < 0) {
-			rc = -errno;
-			break;
-		}
-		snprintf(dev, sizeof(dev), "/dev/loop%d", n);
-		/* A static /dev (containers) may lack the node the kernel just made. */
-		if (access(dev, F_OK) < 0 &&
-		    mknod(dev, S_IFBLK | 0660, makedev(LOOP_MAJOR, (unsigned)n)) < 0 &&
-		    errno != EEXIST) {
-			rc = -errno;
-			break;
-		}
-		fd = open(dev, O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			rc = -errno;
-			break;
-		}
-		memset(&lc, 0, sizeof(lc));
-		lc.fd = (unsigned)imgfd;
-		lc.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-		if (ioctl(fd, LOOP_CONFIGURE, &lc) == 0) {
-			*number = n;
-			close(ctl);
-			return fd;
-		}
-		rc = -errno;
+/* How the image's path ends, to pick its loop device (loop.h). */
+static const char *image_tail(const struct ws *ws, char tail[TAIL_MAX])
+{
+	snprintf(tail, TAIL_MAX, "/%s/%s", ws->customer, IMAGE_FILE);
+	return tail;
+}
+
+/* Whether the image's file system lives on after our umount, in a jail
+ * that copied the mount (loop.c). Such a copy goes when the jail drops the
+ * host's tree, within milliseconds; a second is waited for. */
+static bool image_live(int imgfd, const struct ws *ws)
+{
+	char tail[TAIL_MAX];
+	int i, n, fd;
+
+	for (i = 0; i < 50; i++) {
+		fd = loop_bound(imgfd, image_tail(ws, tail), &n);
+		if (fd < 0)
+			return false;
 		close(fd);
+		usleep(20 * 1000);
 	}
-	close(ctl);
-	return rc;
+	return true;
+}
+
+/* The image's loop device, still bound when its file system lives on in
+ * another mount namespace (loop.c), else a new one on an image checked
+ * first. Its fd and number in @n, or -1. */
+static int image_loop(int dfd, const struct ws *ws, int *n, struct err *err)
+{
+	char img[PATH_MAX], tail[TAIL_MAX];
+	char *fsck[] = {"e2fsck", "-p", img, NULL};
+	int imgfd, loopfd, rc;
+
+	if (image_path(ws, IMAGE_FILE, img, sizeof(img)) < 0)
+		return err_set(err, EXIT_FAILED, "%s: path too long", ws->dir);
+	imgfd = fsx_open_at(dfd, IMAGE_FILE, O_RDWR, 0);
+	if (imgfd < 0)
+		return err_set(err, EXIT_FAILED, "open %s: %s", img, strerror(-imgfd));
+	loopfd = loop_bound(imgfd, image_tail(ws, tail), n);
+	if (loopfd < 0) {
+		/* 0 clean, 1 errors fixed; anything else needs an operator. */
+		rc = run_tool("e2fsck", fsck);
+		if (rc < 0 || rc > 1) {
+			close(imgfd);
+			return err_set(err, EXIT_FAILED, "e2fsck -p %s: exit %d", img, rc);
+		}
+		loopfd = loop_attach(imgfd, n);
+	}
+	close(imgfd);
+	if (loopfd < 0)
+		return err_set(err, EXIT_FAILED, "loop device for %s: %s", img, strerror(-loopfd));
+	return loopfd;
 }
 
 static int mount_image(int dfd, const struct ws *ws, struct err *err)
 {
-	char img[PATH_MAX], dev[64], target[64];
-	char *fsck[] = {"e2fsck", "-p", img, NULL};
-	int imgfd, loopfd, wfd, n = -1, rc;
+	char dev[64], target[64];
+	int loopfd, wfd, n = -1, rc;
 
-	if (image_path(ws, IMAGE_FILE, img, sizeof(img)) < 0)
-		return err_set(err, EXIT_FAILED, "%s: path too long", ws->dir);
-	/* 0 clean, 1 errors fixed; anything else needs an operator. */
-	rc = run_tool("e2fsck", fsck);
-	if (rc < 0 || rc > 1)
-		return err_set(err, EXIT_FAILED, "e2fsck -p %s: exit %d", img, rc);
-	imgfd = fsx_open_at(dfd, IMAGE_FILE, O_RDWR, 0);
-	if (imgfd < 0)
-		return err_set(err, EXIT_FAILED, "open %s: %s", img, strerror(-imgfd));
-	loopfd = loop_attach(imgfd, &n);
-	close(imgfd);
+	loopfd = image_loop(dfd, ws, &n, err);
 	if (loopfd < 0)
-		return err_set(err, EXIT_FAILED, "loop device for %s: %s", img, strerror(-loopfd));
+		return -1;
 	wfd = fsx_open_at(dfd, "workspace", O_PATH | O_DIRECTORY, 0);
 	if (wfd < 0) {
 		close(loopfd);
@@ -432,6 +432,12 @@ static int grow_image(int dfd, const struct ws *ws, unsigned long long bytes,
 	fd = fsx_open_at(dfd, IMAGE_FILE, O_RDWR, 0);
 	if (fd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", img, strerror(-fd));
+	/* Resized under a live file system, the image would be corrupt. */
+	if (image_live(fd, ws)) {
+		close(fd);
+		return err_set(err, EXIT_FAILED,
+			       "grow %s: a run's jail still has it mounted; retry", img);
+	}
 	rc = ftruncate(fd, (off_t)bytes) < 0 ? -errno : 0;
 	close(fd);
 	if (rc)

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest_ws import images_possible, mounts_under, ws  # noqa: F401 (fixture)
+from conftest_ws import images_possible, loops_of, mounts_under, ws  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.rootless
 
@@ -203,6 +203,47 @@ def test_workspace_persists_across_umount(ws):
     assert not (wdir / "state.json").exists() and mounts_under(ws.root) == []
     ws.json("workspace", "show", "p")  # opening mounts it again
     assert json.loads((wdir / "state.json").read_text()) == {"n": 1}
+
+
+def poll(cond, what, timeout=120):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+@needs_images
+def test_umount_while_another_namespace_holds_it(ws):
+    """A jail made while a workspace was mounted holds a copy of the mount,
+    which an umount here neither fails for nor ends. The next mount takes
+    the loop device still bound (one file system on the image, never two,
+    which would corrupt it), and growing refuses to resize a live one."""
+    ws.run("workspace", "create", "h", "--quota-bytes", "2M", check=0)
+    wdir = ws.root / "workspaces" / "h" / "workspace"
+    img = ws.root / "workspaces" / "h" / "workspace.img"
+    (wdir / "a.txt").write_text("1")
+    ours = os.readlink("/proc/self/ns/mnt")
+    holder = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep", "600"])
+    try:
+        poll(lambda: os.readlink(f"/proc/{holder.pid}/ns/mnt") != ours,
+             "the holder's namespace")
+        ws.run("workspace", "umount", "h", check=0)
+        assert mounts_under(ws.root) == []
+        ws.json("workspace", "show", "h")  # mounts it again
+        assert len(loops_of(ws.root)) == 1, loops_of(ws.root)
+        assert (wdir / "a.txt").read_text() == "1"
+        (wdir / "b.txt").write_text("2")
+        p = ws.run("workspace", "create", "h", "--quota-bytes", "4M", check=1)
+        assert "still has it mounted" in p.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    ws.run("workspace", "umount", "h", check=0)
+    poll(lambda: loops_of(ws.root) == [], "the loop device to go")
+    fsck = subprocess.run(["e2fsck", "-fn", str(img)], capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    ws.run("workspace", "create", "h", "--quota-bytes", "4M", check=0)
+    assert (wdir / "a.txt").read_text() == "1" and (wdir / "b.txt").read_text() == "2"
 
 
 @needs_images
