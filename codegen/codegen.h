@@ -64,8 +64,8 @@ int cg_root_list(const struct cg_root *r, const char *dir, const struct cg_entry
 int cg_root_render(const struct cg_root *r, const char *relpath, struct buf *out);
 
 /* One server's folder. @tools is the array of MCP Tool objects (borrowed; each
- * Tool object is kept by reference, not copied: a catalog is never modified
- * once built, and a 10,000-tool catalog would otherwise be held twice), or NULL when the catalog
+ * Tool object is kept as compact JSON text and parsed for each file rendered),
+ * or NULL when the catalog
  * cannot be had, in which case @status says why in one line (and @detail, may be NULL, the server
  * log's last lines) and the folder holds only a README saying so. */
 struct cg_server;

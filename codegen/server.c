@@ -20,10 +20,13 @@
 /* A server's instructions in its README, at most: server-everything's are 1,575 bytes. */
 #define INSTRUCTIONS_MAX 8192
 
+/* A tool is kept as compact JSON text and parsed for each file rendered:
+ * as a jansson tree it would cost ~4 KB for ~730 bytes of JSON, for as long
+ * as the mount lives (issue 27). */
 struct cg_tool {
-	const char *name; /* borrowed from json */
-	char *ident;	  /* owned */
-	json_t *json;	  /* owned deep copy */
+	char *name;  /* owned */
+	char *ident; /* owned */
+	char *text;  /* owned: the Tool object, compact */
 };
 
 struct cg_server {
@@ -63,6 +66,13 @@ static int add_entry(struct cg_server *s, const char *name, const char *ext)
 	return 0;
 }
 
+/* @t's Tool object, parsed: new, or NULL when out of memory. JSON_ALLOW_NUL:
+ * a string may hold \u0000, as the server sent it. */
+static json_t *tool_json(const struct cg_tool *t)
+{
+	return json_loads(t->text, JSON_ALLOW_NUL, NULL);
+}
+
 static int cmp_by_ident(const void *a, const void *b)
 {
 	return strcmp((*(struct cg_tool *const *)a)->ident, (*(struct cg_tool *const *)b)->ident);
@@ -86,12 +96,12 @@ static int build_tools(struct cg_server *s, json_t *tools)
 	{
 		if (!json_is_string(json_object_get(v, "name")))
 			continue;
-		s->tools[n].json = json_incref(v);
-		if (!s->tools[n].json)
-			goto out_free;
-		s->tools[n].name = json_string_value(json_object_get(s->tools[n].json, "name"));
-		names[n] = s->tools[n].name;
+		s->tools[n].text = json_dumps(v, JSON_COMPACT);
+		s->tools[n].name = strdup(json_string_value(json_object_get(v, "name")));
 		s->ntools = ++n;
+		if (!s->tools[n - 1].text || !s->tools[n - 1].name)
+			goto out_free;
+		names[n - 1] = s->tools[n - 1].name;
 	}
 	if (cg_idents_assign(names, n, "tool", idents))
 		goto out_free;
@@ -171,8 +181,9 @@ void cg_server_free(struct cg_server *s)
 	if (!s)
 		return;
 	for (i = 0; s->tools && i < s->ntools; i++) {
+		free(s->tools[i].name);
 		free(s->tools[i].ident);
-		json_decref(s->tools[i].json);
+		free(s->tools[i].text);
 	}
 	for (i = 0; i < s->nnames; i++)
 		free(s->entry_names[i]);
@@ -300,9 +311,13 @@ static int readme_failed(const struct cg_server *s, struct buf *out)
 /* One tool's line of the README: "- `ident` (`name`): title: first sentence". */
 static void readme_tool(struct buf *list, const struct cg_tool *t)
 {
+	json_t *json = tool_json(t);
 	size_t title_len, desc_len;
-	const char *title = cg_tool_title(t->json, &title_len);
-	const char *desc = cg_tool_description(t->json, &desc_len);
+	const char *title = cg_tool_title(json, &title_len);
+	const char *desc = cg_tool_description(json, &desc_len);
+
+	if (!json)
+		buf_fail(list, -ENOMEM);
 
 	buf_printf(list, "- `%s`", t->ident);
 	if (strcmp(t->ident, t->name)) {
@@ -323,6 +338,7 @@ static void readme_tool(struct buf *list, const struct cg_tool *t)
 		cg_md_line_n(list, desc, cg_first_sentence(desc), SUMMARY_MAX);
 	}
 	buf_putc(list, '\n');
+	json_decref(json);
 }
 
 static void readme_groups(struct buf *list, const struct cg_server *s)
@@ -507,6 +523,8 @@ int cg_server_render(const struct cg_server *s, const char *name, struct buf *ou
 	const char *dot = strrchr(name, '.');
 	const struct cg_tool *t;
 	struct cg_tool_in in;
+	json_t *json;
+	int rc = -ENOENT;
 
 	if (!strcmp(name, "README.md"))
 		return readme(s, out);
@@ -523,12 +541,16 @@ int cg_server_render(const struct cg_server *s, const char *name, struct buf *ou
 	t = find_tool(s, name, (size_t)(dot - name));
 	if (!t)
 		return -ENOENT;
-	in = (struct cg_tool_in){s->name, s->ident, t->name, t->ident, t->json, s->t};
+	json = tool_json(t);
+	if (!json)
+		return -ENOMEM;
+	in = (struct cg_tool_in){s->name, s->ident, t->name, t->ident, json, s->t};
 	if ((s->langs & CG_LANG_PY) && !strcmp(dot, ".py"))
-		return cg_render_tool_py(&in, out);
-	if ((s->langs & CG_LANG_TS) && !strcmp(dot, ".ts"))
-		return cg_render_tool_ts(&in, out);
-	if (!strcmp(dot, ".json"))
-		return cg_json_pretty(out, t->json);
-	return -ENOENT;
+		rc = cg_render_tool_py(&in, out);
+	else if ((s->langs & CG_LANG_TS) && !strcmp(dot, ".ts"))
+		rc = cg_render_tool_ts(&in, out);
+	else if (!strcmp(dot, ".json"))
+		rc = cg_json_pretty(out, json);
+	json_decref(json);
+	return rc;
 }

@@ -1,6 +1,7 @@
 #include "slot.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -68,6 +69,9 @@ static struct fusefs_snap *load(struct fusefs_slot *s)
 		cg_server_set_notes(snap->cg, notes);
 	json_decref(notes);
 	json_decref(tools);
+	/* The snapshot keeps compact text: the catalog's tree (~4 KB a tool)
+	 * is freed, and its pages go back, not kept as this thread's arena. */
+	malloc_trim(0);
 	return snap;
 }
 

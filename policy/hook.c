@@ -304,19 +304,14 @@ static int approve(struct policy *p, const struct policy_rules *r, const struct 
  * so no server's lenient lookup can reach a hidden tool. */
 static json_t *tool_def(struct policy *p, const struct hub_call *call, struct err *err)
 {
-	json_t *tools = hub_tools(p->hub, call->server, NULL, err), *def, *found = NULL;
-	size_t i;
+	struct err e = {0};
+	json_t *found = hub_tool(p->hub, call->server, call->tool, &e);
 
-	if (!tools)
+	if (e.status) {
+		if (err)
+			*err = e;
 		return NULL;
-	json_array_foreach(tools, i, def)
-	{
-		if (streq(json_string_value(json_object_get(def, "name")), call->tool)) {
-			found = json_incref(def);
-			break;
-		}
 	}
-	json_decref(tools);
 	if (!found)
 		err_set(err, EXIT_FAILED, "%s.%s refused: server %s lists no tool by that name",
 			call->server, call->tool, call->server);
@@ -378,25 +373,17 @@ static int before(void *ctx, const struct hub_call *call, json_t **args, struct 
 
 bool policy_hides(const struct policy_rules *r, struct hub *h, const char *server, const char *tool)
 {
-	json_t *tools, *def, *found = NULL;
+	json_t *found;
 	char why[512];
 	bool hidden;
-	size_t i;
 
 	if (!policy_rules_key(r)[0])
 		return false;
 	if (!server || !tool || !policy_server_open(r, server))
 		return true;
-	tools = hub_tools(h, server, NULL, NULL);
-	json_array_foreach(tools, i, def)
-	{
-		if (streq(json_string_value(json_object_get(def, "name")), tool)) {
-			found = def;
-			break;
-		}
-	}
+	found = hub_tool(h, server, tool, NULL);
 	hidden = !found || policy_decide(r, server, tool, found, why, sizeof(why)) == POLICY_DENY;
-	json_decref(tools);
+	json_decref(found);
 	return hidden;
 }
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "../common/id.h"
 #include "catalog_cache.h"
 #include "catalog_check.h"
+#include "catalog_text.h"
 #include "hub_hooks.h"
 #include "oauth.h"
 #include "server_log.h"
@@ -64,7 +66,7 @@ struct hub_server {
 	char cache_path[PATH_MAX];
 	char hash[17];
 	struct instance *instances; /* protected by hub.lock */
-	json_t *tools;		    /* protected by hub.lock; new; NULL until known */
+	struct catalog_text *tools; /* protected by hub.lock; a reference; NULL until known */
 	json_t *notes;		    /* protected by hub.lock; new; catalog_check.h; may be NULL */
 	uint64_t generation;	    /* protected by hub.lock */
 	bool dirty;		    /* protected by hub.lock: list_changed seen */
@@ -446,20 +448,29 @@ static void log_skipped(struct hub_server *srv, const json_t *notes)
 }
 
 /* Install @tools and @notes (both stolen) as @srv's catalog; bump the
- * generation when it differs, save the cache, and tell the consumer. */
-static void set_catalog(struct hub *h, struct hub_server *srv, json_t *tools, json_t *notes)
+ * generation when it differs, save the cache, and tell the consumer.
+ * Returns 0, or -1 with @err when out of memory. */
+static int set_catalog(struct hub *h, struct hub_server *srv, json_t *tools, json_t *notes,
+		       struct err *err)
 {
+	struct catalog_text *text = catalog_text_new(tools);
 	uint64_t gen;
 	bool changed, notify;
 	int rc;
 
+	if (!text) {
+		err_set(err, EXIT_FAILED, "%s: tool catalog: out of memory", srv->sc->name);
+		json_decref(tools);
+		json_decref(notes);
+		return -1;
+	}
 	pthread_mutex_lock(&h->lock);
-	changed = !srv->tools || !json_equal(srv->tools, tools) ||
+	changed = !srv->tools || !catalog_text_same(srv->tools, text) ||
 		  !(srv->notes == notes || (srv->notes && notes && json_equal(srv->notes, notes)));
 	notify = changed && srv->generation > 0;
 	if (changed) {
-		json_decref(srv->tools);
-		srv->tools = json_incref(tools);
+		catalog_text_free(srv->tools);
+		srv->tools = catalog_text_ref(text);
 		json_decref(srv->notes);
 		srv->notes = json_incref(notes);
 		srv->generation++;
@@ -476,8 +487,12 @@ static void set_catalog(struct hub *h, struct hub_server *srv, json_t *tools, js
 		log_skipped(srv, notes);
 	json_decref(tools);
 	json_decref(notes);
+	catalog_text_free(text);
+	/* The listed tree (~4 KB a tool) is freed: give its pages back. */
+	malloc_trim(0);
 	if (notify)
 		hub_ext_notify(h->ext, srv->sc->name, gen);
+	return 0;
 }
 
 /* List @srv's tools live and install them. Returns 0 or -1 with @err. */
@@ -499,8 +514,7 @@ static int relist(struct hub *h, struct hub_server *srv, double deadline, struct
 	pthread_mutex_unlock(&h->lock);
 	if (!tools)
 		return -1;
-	set_catalog(h, srv, tools, notes);
-	return 0;
+	return set_catalog(h, srv, tools, notes, err);
 }
 
 /* Called with hub.lock held: the instance that serves @srv's catalog died
@@ -519,50 +533,55 @@ static bool catalog_instance_failed_locked(const struct hub_server *srv)
 	return false;
 }
 
-/* The catalog: in memory, else the disk cache when fresh, else live. A
- * catalog whose server died is not served as if it were alive: the server is
- * restarted (within its backoff) and listed again, or the error says why. */
-static json_t *catalog(struct hub *h, struct hub_server *srv, double deadline, uint64_t *gen,
-		       struct err *err)
+/* The catalog (a reference): in memory, else the disk cache when fresh,
+ * else live. A catalog whose server died is not served as if it were alive:
+ * the server is restarted (within its backoff) and listed again, or the
+ * error says why. */
+static struct catalog_text *catalog(struct hub *h, struct hub_server *srv, double deadline,
+				    uint64_t *gen, struct err *err)
 {
+	struct catalog_text *text;
 	json_t *tools, *notes = NULL;
 	uint64_t cached_gen = 0;
 	bool dead;
 
 	pthread_mutex_lock(&h->lock);
 	dead = catalog_instance_failed_locked(srv);
-	tools = dead ? NULL : json_incref(srv->tools);
+	text = dead ? NULL : catalog_text_ref(srv->tools);
 	if (gen)
 		*gen = srv->generation;
 	pthread_mutex_unlock(&h->lock);
-	if (tools)
-		return tools;
+	if (text)
+		return text;
 	tools = dead ? NULL
 		     : catalog_cache_load(srv->cache_path, srv->hash, h->opts.cache_max_age_s,
 					  &cached_gen, &notes);
-	if (tools) {
+	text = catalog_text_new(tools);
+	json_decref(tools);
+	if (text) {
 		pthread_mutex_lock(&h->lock);
 		if (!srv->tools) {
-			srv->tools = json_incref(tools);
+			srv->tools = catalog_text_ref(text);
 			srv->notes = json_incref(notes);
 			srv->generation = cached_gen;
 		}
 		json_decref(notes);
-		json_decref(tools);
-		tools = json_incref(srv->tools);
+		catalog_text_free(text);
+		text = catalog_text_ref(srv->tools);
 		if (gen)
 			*gen = srv->generation;
 		pthread_mutex_unlock(&h->lock);
-		return tools;
+		return text;
 	}
+	json_decref(notes);
 	if (relist(h, srv, deadline, err) < 0)
 		return NULL;
 	pthread_mutex_lock(&h->lock);
-	tools = json_incref(srv->tools);
+	text = catalog_text_ref(srv->tools);
 	if (gen)
 		*gen = srv->generation;
 	pthread_mutex_unlock(&h->lock);
-	return tools;
+	return text;
 }
 
 /* Called with hub.lock held: the conn of @inst if it is alive. */
@@ -602,8 +621,8 @@ static void *refresher_main(void *arg)
 				pthread_mutex_unlock(&h->lock);
 				tools = catalog_list(cn->c, &notes, &e);
 				release(h, cn);
-				if (tools)
-					set_catalog(h, srv, tools, notes);
+				if (tools && set_catalog(h, srv, tools, notes, &e) < 0)
+					log_line(srv, "%s", e.text);
 				pthread_mutex_lock(&h->lock);
 				i = (size_t)-1; /* the lock was dropped: look again */
 				continue;
@@ -734,7 +753,7 @@ void hub_free(struct hub *h)
 			free(inst->customer);
 			free(inst);
 		}
-		json_decref(h->servers[i].tools);
+		catalog_text_free(h->servers[i].tools);
 		json_decref(h->servers[i].notes);
 	}
 	free(stoppers);
@@ -794,7 +813,7 @@ void hub_info(struct hub *h, const char *server, struct hub_server_info *out)
 		snprintf(out->why, sizeof(out->why), "%s", srv->list_why);
 	}
 	out->generation = srv->generation;
-	out->ntools = json_array_size(srv->tools);
+	out->ntools = catalog_text_count(srv->tools);
 	pthread_mutex_unlock(&h->lock);
 	if (out->state == HUB_FAILED)
 		server_log_tail(srv->log_path, HUB_LOG_TAIL_LINES, out->log_tail,
@@ -814,7 +833,7 @@ static void *connect_main(void *arg)
 	struct connect_job *j = arg;
 	struct err e = {0};
 
-	json_decref(catalog(j->h, j->srv, j->deadline, NULL, &e));
+	catalog_text_free(catalog(j->h, j->srv, j->deadline, NULL, &e));
 	return NULL;
 }
 
@@ -826,7 +845,7 @@ void hub_connect_all(struct hub *h, double timeout_s)
 
 	for (i = 0; i < h->n; i++) {
 		if (!jobs) {
-			json_decref(catalog(h, &h->servers[i], deadline, NULL, NULL));
+			catalog_text_free(catalog(h, &h->servers[i], deadline, NULL, NULL));
 			continue;
 		}
 		jobs[i] = (struct connect_job){h, &h->servers[i], deadline, 0, false};
@@ -845,12 +864,39 @@ void hub_connect_all(struct hub *h, double timeout_s)
 json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err)
 {
 	struct hub_server *srv = find_server(h, server);
+	struct catalog_text *text;
+	json_t *tools;
 
 	if (!srv) {
 		err_set(err, EXIT_USAGE, "no server named '%s' in the config", server);
 		return NULL;
 	}
-	return catalog(h, srv, 0, generation, err);
+	text = catalog(h, srv, 0, generation, err);
+	if (!text)
+		return NULL;
+	tools = catalog_text_tools(text);
+	catalog_text_free(text);
+	if (!tools)
+		err_set(err, EXIT_FAILED, "%s: tool catalog: out of memory", server);
+	return tools;
+}
+
+json_t *hub_tool(struct hub *h, const char *server, const char *tool, struct err *err)
+{
+	struct hub_server *srv = find_server(h, server);
+	struct catalog_text *text;
+	json_t *def;
+
+	if (!srv) {
+		err_set(err, EXIT_USAGE, "no server named '%s' in the config", server);
+		return NULL;
+	}
+	text = catalog(h, srv, 0, NULL, err);
+	if (!text)
+		return NULL;
+	def = catalog_text_tool(text, tool);
+	catalog_text_free(text);
+	return def;
 }
 
 json_t *hub_notes(struct hub *h, const char *server)
@@ -887,20 +933,23 @@ void hub_unlisten(struct hub *h, int handle)
 }
 
 /* @srv's catalog as far as it is known without asking the server: in
- * memory, else the disk cache however old. New reference, or NULL. */
-static json_t *known_tools(struct hub *h, struct hub_server *srv)
+ * memory, else the disk cache however old. A reference, or NULL. */
+static struct catalog_text *known_tools(struct hub *h, struct hub_server *srv)
 {
+	struct catalog_text *text;
 	json_t *tools, *notes = NULL;
 	uint64_t gen;
 
 	pthread_mutex_lock(&h->lock);
-	tools = json_incref(srv->tools);
+	text = catalog_text_ref(srv->tools);
 	pthread_mutex_unlock(&h->lock);
-	if (tools)
-		return tools;
+	if (text)
+		return text;
 	tools = catalog_cache_load(srv->cache_path, srv->hash, 1e12, &gen, &notes);
 	json_decref(notes);
-	return tools;
+	text = catalog_text_new(tools);
+	json_decref(tools);
+	return text;
 }
 
 /* Whether @tool in @tools is called as a task: its execution.taskSupport
@@ -908,22 +957,16 @@ static json_t *known_tools(struct hub *h, struct hub_server *srv)
  * tools/call (@optional_ok). A tool that allows a task says its calls may be
  * long: as a task, the call's status messages are progress, and cancelling
  * it stops the server's work (tasks/cancel), for two requests more. */
-static bool needs_task(json_t *tools, const char *tool, bool optional_ok)
+static bool needs_task(const struct catalog_text *tools, const char *tool, bool optional_ok)
 {
-	const char *support = NULL;
-	json_t *t;
-	size_t i;
+	json_t *t = tools ? catalog_text_tool(tools, tool) : NULL;
+	const char *support =
+	    json_string_value(json_object_get(json_object_get(t, "execution"), "taskSupport"));
+	bool task = support &&
+		    (!strcmp(support, "required") || (optional_ok && !strcmp(support, "optional")));
 
-	json_array_foreach(tools, i, t)
-	{
-		if (!strcmp(json_string_value(json_object_get(t, "name")) ?: "", tool)) {
-			support = json_string_value(
-			    json_object_get(json_object_get(t, "execution"), "taskSupport"));
-			break;
-		}
-	}
-	return support &&
-	       (!strcmp(support, "required") || (optional_ok && !strcmp(support, "optional")));
+	json_decref(t);
+	return task;
 }
 
 /* The request of one call, made on a live connection: @target is the tool,
@@ -943,7 +986,8 @@ struct call_req {
 static json_t *call_tool(struct hub *h, struct hub_server *srv, struct conn *cn,
 			 const struct call_req *rq, struct err *err)
 {
-	json_t *result, *tools = known_tools(h, srv);
+	struct catalog_text *tools = known_tools(h, srv);
+	json_t *result;
 	bool optional_ok = client_offers(cn->c, "tasks.requests.tools.call");
 	bool task;
 
@@ -953,7 +997,7 @@ static json_t *call_tool(struct hub *h, struct hub_server *srv, struct conn *cn,
 	result =
 	    task ? client_call_tool_task(cn->c, rq->target, rq->args, rq->timeout, rq->hooks, err)
 		 : client_call_tool(cn->c, rq->target, rq->args, rq->timeout, rq->hooks, err);
-	json_decref(tools);
+	catalog_text_free(tools);
 	return result;
 }
 

@@ -59,6 +59,10 @@ void hub_connect_all(struct hub *h, double timeout_s);
  * generation. Starts the server if needed, unless a fresh cached catalog
  * exists. NULL with @err when it cannot be had. */
 json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err);
+/* One tool's Tool object as hub_tools would list it (new), found by its
+ * exact name: parses that tool alone, for what runs on every call. NULL with
+ * @err when the catalog cannot be had, NULL alone when it lists no such tool. */
+json_t *hub_tool(struct hub *h, const char *server, const char *tool, struct err *err);
 
 /* What mcpfs noted of the server's catalog (servers/catalog_check.h): a new
  * object {"instructions"?: string, "skipped": [{"name", "why"}]}, or NULL

@@ -1,0 +1,31 @@
+/* A server's tool catalog held as compact JSON text, one buffer with each
+ * tool's slice and name, instead of a jansson tree: a tool of ~730 bytes of
+ * JSON costs ~4 KB as a tree (objects, hash tables, strings), and a
+ * 10,000-tool catalog is held for the daemon's life. Trees are parsed when
+ * asked for: the whole array (catalog_text_tools) or one tool by name
+ * (catalog_text_tool, for each call). Immutable once built. */
+#ifndef MCPFS_SERVERS_CATALOG_TEXT_H
+#define MCPFS_SERVERS_CATALOG_TEXT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct catalog_text;
+
+/* The compact text of @tools (an array of Tool objects, borrowed), or NULL
+ * when out of memory or @tools is not an array. One reference. */
+struct catalog_text *catalog_text_new(json_t *tools);
+/* Another reference to @c (may be NULL), for a holder that may outlive the
+ * one that gave it; each reference is dropped with catalog_text_free. */
+struct catalog_text *catalog_text_ref(struct catalog_text *c);
+void catalog_text_free(struct catalog_text *c);
+size_t catalog_text_count(const struct catalog_text *c);
+/* Whether @a and @b hold the same tools, byte for byte. Either may be NULL. */
+bool catalog_text_same(const struct catalog_text *a, const struct catalog_text *b);
+/* The whole array, parsed: new, or NULL when out of memory. */
+json_t *catalog_text_tools(const struct catalog_text *c);
+/* The tool named @name, parsed: new, or NULL when none is (or out of memory). */
+json_t *catalog_text_tool(const struct catalog_text *c, const char *name);
+
+#endif
