@@ -15,7 +15,7 @@ big_catalog.mjs) serving N generated tools, P per tools/list page.
          `tools/list`'s JSON (compact, every page's tools in one array)
 MCPFS=path the binary, BASE=path a second binary measured beside it (e.g.
 the build before a change), PARTS=comma list of the parts above, ROUNDS the
-warm repetitions (best of)."""
+warm repetitions (best of), RSS_TOOLS the tools of the rss part (10,000)."""
 import glob
 import json
 import os
@@ -31,6 +31,7 @@ MCPFS = os.environ.get("MCPFS", str(REPO / "build" / "mcpfs"))
 BASE = os.environ.get("BASE", "")
 PARTS = os.environ.get("PARTS", "pages,ls,walk,rss,bytes").split(",")
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
+RSS_TOOLS = int(os.environ.get("RSS_TOOLS", "10000"))
 SERVER = str(REPO / "tests" / "node" / "servers" / "big_catalog.mjs")
 
 
@@ -194,7 +195,7 @@ def part_walk():
 
 
 def part_rss():
-    tools = 10000
+    tools = RSS_TOOLS
     for label, binary in binaries():
         m = Mcpfs(binary, {"big": (tools, 1000)})
         try:
