@@ -11,6 +11,7 @@ import urllib.request
 
 import pytest
 
+from conftest import mounts_under
 from conftest_executor import host_unchanged  # noqa: F401 (a fixture)
 from conftest_serve import (Http, Serve, Stdio, inspector, jailed_code_pids, sdk,
                             serve_config, session_logs_valid, stdio_server_env, wait_for)
@@ -397,6 +398,8 @@ def test_sigterm_drains(mcpfs, host_unchanged):
     assert jailed_code_pids(mcpfs.root) == []
     assert "draining" in s.stderr()
     assert session_logs_valid(mcpfs.root) == 1
+    # the workspace the run used is not left mounted
+    assert [m for m in mounts_under(mcpfs.root) if m.endswith("/workspace")] == []
 
 
 def test_two_daemons_one_data_root(mcpfs, host_unchanged):
@@ -428,6 +431,7 @@ def test_two_daemons_one_data_root(mcpfs, host_unchanged):
         for d in daemons:
             assert d.stop() == 0
     ws = mcpfs.root / "workspaces" / "shared"
+    mcpfs.json("workspace", "show", "shared")  # the daemons unmounted it: mount it to read
     lines = (ws / "workspace" / "log.txt").read_text().splitlines()
     assert len(lines) == 12 * 20 and len(set(lines)) == 240
     logs = list((ws / "sessions").glob("*.json"))
