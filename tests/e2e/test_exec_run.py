@@ -256,7 +256,10 @@ def test_posture_from_outside(mcpfs, host_unchanged):  # noqa: F811
     assert proc.returncode == 128 + 9
 
 
-def test_killed_mcpfs_takes_jail_along(mcpfs):
+def test_killed_mcpfs_takes_jail_along(mcpfs, host_unchanged):  # noqa: F811
+    """kill -9 of mcpfs ends its jail and its servers; the next run on the
+    data root removes the cgroups it left (host_unchanged checks), which
+    would otherwise stay until any run's stale sweep a minute later."""
     exec_config(mcpfs)
     prog = mcpfs.tmp / "sleep.py"
     prog.write_text("import time\nprint('up', flush=True)\ntime.sleep(30)\n")
@@ -265,12 +268,12 @@ def test_killed_mcpfs_takes_jail_along(mcpfs):
     assert proc.stdout.readline() == "up\n"
     proc.kill()
     proc.wait()
-    for _ in range(100):
-        if not jail_pids_of(mcpfs.root, mcpfs.jail_uid):
-            break
+    deadline = time.monotonic() + 60
+    while jail_pids_of(mcpfs.root, mcpfs.jail_uid):
+        assert time.monotonic() < deadline, "the jail outlived a killed mcpfs"
         time.sleep(0.05)
-    else:
-        raise AssertionError("the jail outlived a killed mcpfs")
+    p, res = run_code(mcpfs, "pass\n")
+    assert res and res["exit_code"] == 0, (p.stderr, res)
 
 
 def test_uses_a_running_mount(mcpfs, host_unchanged):  # noqa: F811
