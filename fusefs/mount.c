@@ -292,6 +292,11 @@ static int mount_up(struct mount *m, struct err *err)
 	if (!m->se)
 		return -1;
 	if (!m->embedded) {
+		/* libfuse sets its handlers only where a signal is at its default:
+		 * a mount started ignoring SIGINT (a background job of a script)
+		 * would not stop on it. SIGHUP ignored (nohup) is meant. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		if (fuse_set_signal_handlers(m->se))
 			return err_set(err, EXIT_FAILED, "mount: fuse_set_signal_handlers failed");
 		m->signals = true;
