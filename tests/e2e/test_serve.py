@@ -369,9 +369,10 @@ def test_kill9_mid_run_then_restart(mcpfs, host_unchanged):
     # exec-ID.lock alone: the bridge's socket was in the jail's own root
     assert len(runs) == 1 and runs[0].endswith(".lock") and (run / "serve.sock").is_socket(), left
     # the CLI finds no daemon behind the socket and works alone, at once
-    prog = mcpfs.tmp / "p.py"
-    prog.write_text(GET_SUM)
-    assert mcpfs.run("exec", prog, check=0, timeout=120).stdout == "The sum of 2 and 3 is 5.\n"
+    # (`call`: an `exec` would sweep what the daemon left, as the next one does)
+    assert mcpfs.run("call", "everything", "get-sum", '{"a": 2, "b": 3}', check=0,
+                     timeout=120).stdout.strip() == "The sum of 2 and 3 is 5."
+    assert all((run / name).exists() for name in left)
     s2 = Serve(mcpfs)
     try:
         assert not any((run / name).exists() for name in left)
