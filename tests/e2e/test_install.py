@@ -1,7 +1,9 @@
 """`make install DESTDIR=...` puts mcpfs in place like a Unix tool: the man
 page renders and names every subcommand and option of --help, the bash
 completion completes subcommands, options and the config's server names,
-the systemd unit runs `serve --http`; `make uninstall` takes it all away."""
+the systemd unit runs `serve --http`; `make uninstall` takes it all away.
+A plain `make` where npm never ran, installed, runs Python and says what to
+run for TypeScript."""
 import os
 import re
 import shutil
@@ -9,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILDS, REPO
+from conftest import BUILDS, REPO, SAN_ENV
 
 PREFIX = "/usr/local"
 MAN = REPO / "dist" / "mcpfs.1"
@@ -132,3 +134,43 @@ def test_what_goes_where_and_uninstall(dest, tmp_path):
     assert p.returncode == 0, p.stderr
     left = [str(f) for f in dest.rglob("*") if f.is_file()]
     assert left == [], left
+
+
+@pytest.mark.parametrize("build", list(BUILDS))
+def test_typescript_without_the_runtime_says_what_to_run(build, tmp_path):
+    """The source as a user gets it (no node_modules: npm never ran, so the
+    TypeScript runtime is not built), `make install` into a PREFIX of its
+    own: Python runs; TypeScript fails with one line saying what to run."""
+    src, prefix = tmp_path / "src", tmp_path / "prefix"
+    src.mkdir()
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                            "--exclude-standard"], cwd=REPO, capture_output=True,
+                           check=True).stdout
+    subprocess.run(f"tar --null -T - -cf - | tar -xf - -C {src}", shell=True, cwd=REPO,
+                   input=files, check=True)
+    assert not (src / "executor/runtime/node_modules").exists()
+    flags = ["SANITIZER=1"] if build == "asan" else []
+    p = subprocess.run(["make", "-s", "-j2", *flags, f"PREFIX={prefix}", "install"], cwd=src,
+                       capture_output=True, text=True, timeout=1800)
+    assert p.returncode == 0, p.stderr
+    assert not (prefix / "lib/mcpfs/runtime").exists()
+    cfg = tmp_path / "c.json"
+    cfg.write_text('{"mcpServers": {}}')
+    env = {**os.environ, **SAN_ENV}
+    mcpfs = [str(prefix / "bin/mcpfs"), "--config", str(cfg), "--root", str(tmp_path / "r")]
+    (tmp_path / "main.py").write_text("print('py', 6 * 7)\n")
+    (tmp_path / "main.ts").write_text("const n: number = 42;\nconsole.log(n);\n")
+    try:
+        py, p = (subprocess.run([*mcpfs, "exec", str(tmp_path / main)], capture_output=True,
+                                text=True, env=env, timeout=300)
+                 for main in ("main.py", "main.ts"))
+    finally:  # the runs mount the default workspace's image
+        subprocess.run([*mcpfs, "workspace", "umount", "--all"], capture_output=True,
+                       env=env, timeout=60)
+    assert (py.returncode, py.stdout) == (0, "py 42\n"), py.stderr
+    assert p.returncode == 1 and p.stdout == "", p.stderr
+    assert p.stderr == (
+        "mcpfs: TypeScript needs the jail's runtime (sucrase, built), in neither "
+        f"{src}/executor/runtime/dist nor {prefix}/lib/mcpfs/runtime/dist: run 'make deps' "
+        "(it runs npm ci in executor/runtime), then 'make' and 'make install', in mcpfs's "
+        "source folder\n"), p.stderr
