@@ -58,8 +58,8 @@ def payload(name: str, **subst) -> str:
 
 def jail_pids(uid=JAIL_HOST_UID):
     """Jailed processes: of host uid @uid (mcpfs.jail_uid), in a user namespace
-    of their own (a rootless mcpfs and the servers it runs plainly share the
-    uid, not the namespace)."""
+    of their own (a rootless mcpfs shares the uid with its jails, code's and
+    servers' alike, not the namespace)."""
     out = []
     host = os.readlink("/proc/self/ns/user")
     for d in Path("/proc").iterdir():
