@@ -135,6 +135,12 @@ def jail_pids_of(root: Path, uid=JAIL_HOST_UID):
     return [p for p in jail_pids(uid) if _ours(p, root)]
 
 
+def code_jail_pids_of(root: Path, uid=JAIL_HOST_UID):
+    """jail_pids_of's that run code, not a server: rootless, a server's
+    sandbox is the same uid in a user namespace of its own too."""
+    return [p for p in jail_pids_of(root, uid) if os.path.isdir(f"/proc/{p}/root/run/code")]
+
+
 def _leaks(root: Path, cgroups_before: set, uid: int, rootless: bool):
     pids = jail_pids_of(root, uid)
     groups = []
