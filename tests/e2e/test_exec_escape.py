@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest_executor import (exec_config, go_file, go_waiter, host_unchanged,  # noqa: F401
-                               jail_pids_of, payload, run_code)
+from conftest_executor import (code_jail_pids_of, exec_config, go_file,  # noqa: F401
+                               go_waiter, host_unchanged, payload, run_code)
 
 pytestmark = pytest.mark.rootless
 
@@ -335,7 +335,7 @@ def test_other_runs_bridge_unreachable(mcpfs, host_unchanged):  # noqa: F811
     try:
         sock = None
         for _ in range(1500):
-            for pid in jail_pids_of(mcpfs.root, mcpfs.jail_uid):
+            for pid in code_jail_pids_of(mcpfs.root, mcpfs.jail_uid):
                 s = Path(f"/proc/{pid}/root/run/mcpfs/bridge.sock")
                 with contextlib.suppress(OSError):
                     if stat.S_ISSOCK(s.stat().st_mode):
@@ -431,7 +431,7 @@ def test_own_session_without_terminal(mcpfs, host_unchanged):  # noqa: F811
                             preexec_fn=login_session)
     try:
         assert proc.stdout.readline() == "up\n"
-        pids = jail_pids_of(mcpfs.root, mcpfs.jail_uid)
+        pids = code_jail_pids_of(mcpfs.root, mcpfs.jail_uid)
         assert len(pids) == 1, pids
         pid = pids[0]
         assert _stat_field(proc.pid, 7) == os.fstat(slave).st_rdev  # what it would inherit

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest_executor import (exec_config, go_file, go_waiter,  # noqa: F401
-                               host_unchanged, jail_pids_of, run_code)
+from conftest_executor import (code_jail_pids_of, exec_config, go_file,  # noqa: F401
+                               go_waiter, host_unchanged, jail_pids_of, run_code)
 
 pytestmark = pytest.mark.rootless
 
@@ -238,7 +238,7 @@ def test_posture_from_outside(mcpfs, host_unchanged):  # noqa: F811
                             env={**mcpfs.env})
     try:
         assert proc.stdout.readline() == "up\n"
-        pids = [Path(f"/proc/{pid}") for pid in jail_pids_of(mcpfs.root, mcpfs.jail_uid)]
+        pids = [Path(f"/proc/{pid}") for pid in code_jail_pids_of(mcpfs.root, mcpfs.jail_uid)]
         assert len(pids) == 1, pids
         status = dict(line.split(":\t", 1) for line in
                       (pids[0] / "status").read_text().splitlines() if ":\t" in line)
