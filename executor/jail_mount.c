@@ -7,7 +7,11 @@
  * root uid as its fsuid, which passes the owner checks on root's private
  * folders (a test's 0700 temp folder); they are then bound through
  * /proc/self/fd after the child became the jail's user. Paths of the new
- * root are built under ROOT before pivot_root. */
+ * root are built under ROOT before pivot_root.
+ *
+ * A neutral bind (jail_bind.neutral) is an overlay instead, a file system
+ * whose root is the source: mountinfo shows a bind's root as its path in
+ * the source's file system (a host path), an overlay's as "/". */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
