@@ -433,3 +433,25 @@ def test_text_mode_says_which_limit_ended_the_run(mcpfs):
             "(--memory MB allows more)"), p.stderr
     p = mcpfs.run("exec", "--json", "--timeout", "2", prog)
     assert json.loads(p.stdout)["limits"] == ["timeout"] and p.stderr == ""
+
+
+def test_saved_skill_lands_in_the_folder(mcpfs, host_unchanged):  # noqa: F811
+    """Code saves a skill through /skills (an overlay of the customer's
+    skills folder): it is in that folder on the host. The overlay's work
+    folder of the run is gone after it; one a killed mcpfs left, older than
+    any run lasts, is swept; a recent one (a live run's) stays."""
+    exec_config(mcpfs)
+    run_code(mcpfs, "pass\n")  # makes the customer's folders
+    customer = mcpfs.root / "workspaces" / "default"
+    work = customer / ".jail-work"
+    old, live = work / "oldrun", work / "liverun"
+    for d in (old, live):
+        (d / "work").mkdir(parents=True)
+        mcpfs.give(d)
+    three_days = time.time() - 3 * 86400
+    os.utime(old, (three_days, three_days))
+    p, res = run_code(mcpfs, "import os\nos.makedirs('/skills/tally', exist_ok=True)\n"
+                      "open('/skills/tally/SKILL.md', 'w').write('saved')\n")
+    assert res and res["exit_code"] == 0, (p.stderr, res)
+    assert (customer / "skills" / "tally" / "SKILL.md").read_text() == "saved"
+    assert [d.name for d in work.iterdir()] == ["liverun"]
