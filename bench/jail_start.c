@@ -1,6 +1,7 @@
 /* Jail start-up against bubblewrap (issue 27): the time from asking for a
  * jail to the end of a trivial program in it, mcpfs's jail_start (the binds
- * and limits of a Python run, as executor/run.c asks) against bwrap with the
+ * and limits of a Python run, as executor/run.c asks: the skills, shared
+ * skills and tree as overlays) against bwrap with the
  * same namespaces, the same binds and the same seccomp filter (ours, handed
  * to bwrap --seccomp as compiled BPF), interleaved in one run. bwrap makes
  * no cgroup and sets no rlimits; mcpfs does both, and the figure includes
@@ -21,12 +22,14 @@
 #include <linux/filter.h>
 
 #include "../executor/jail.h"
+#include "../executor/run_work.h"
 
 extern const struct sock_fprog jail_seccomp_prog; /* executor/jail_i.h */
 extern char **environ;
 
 static char dir[] = "/tmp/mcpfs-jail-bench-XXXXXX";
 static char ws[4200], skills[4200], shared[4200], tree[4200], servers[4200], run[4200];
+static char work[4200]; /* the skills overlay's (run_work.h) */
 static const char *const envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8",
 				   "MCPFS_BRIDGE=/run/mcpfs/bridge.sock", NULL};
 static const char code[] = "pass\n";
@@ -55,11 +58,11 @@ static double median(double *xs, int n)
 static double run_mcpfs(char *const *argv, int nul)
 {
 	const struct jail_bind binds[] = {
-	    {ws, JAIL_WORKSPACE, true},
-	    {skills, JAIL_SKILLS, true},
-	    {shared, JAIL_SKILLS "/shared", false},
-	    {tree, JAIL_TREE, false},
-	    {servers, JAIL_CODE_DIR "/servers", false},
+	    {ws, JAIL_WORKSPACE, true, false, NULL},
+	    {skills, JAIL_SKILLS, true, true, work},
+	    {shared, JAIL_SKILLS "/shared", false, true, NULL},
+	    {tree, JAIL_TREE, false, true, NULL},
+	    {servers, JAIL_CODE_DIR "/servers", false, true, NULL},
 	};
 	const struct jail_file files[] = {{JAIL_CODE_DIR "/main.py", code, sizeof(code) - 1, 0444}};
 	struct jail_spec s = {
@@ -249,6 +252,7 @@ int main(int argc, char **argv)
 	mk(tree, "tree");
 	mk(servers, "tree/servers");
 	mk(run, "run");
+	mk(work, "work");
 	/* our filter as bwrap takes it: the raw sock_filter array */
 	sfd = memfd_create("seccomp", MFD_CLOEXEC);
 	if (sfd < 0 || write(sfd, jail_seccomp_prog.filter,
@@ -286,6 +290,7 @@ int main(int argc, char **argv)
 	rmdir(skills);
 	rmdir(shared);
 	rmdir(run);
+	run_work_remove(work);
 	rmdir(dir);
 	return 0;
 }

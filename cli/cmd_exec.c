@@ -110,20 +110,24 @@ static void *stopper_main(void *arg)
 	return NULL;
 }
 
-/* The idle sweep (workspaces/idle.h) beside the run: a daemon sweeps on
- * its own, runs without one sweep while they run, not before. */
-struct idle_sweep {
+/* The sweeps beside the run: what runs of a killed mcpfs left (run_sweep:
+ * folders, locks, cgroups, which the jail's own stale sweep would take only
+ * a minute later) and idle workspaces (workspaces/idle.h). A daemon sweeps
+ * on its own; runs without one sweep while they run, not before. */
+struct sweeps {
 	const char *root;
+	const char *cgroup_parent;
 	double idle_s;
 	pthread_t thread;
 	bool started;
 };
 
-static void *idle_sweep_main(void *arg)
+static void *sweeps_main(void *arg)
 {
-	struct idle_sweep *s = arg;
+	struct sweeps *s = arg;
 	struct err e = {0};
 
+	run_sweep(s->root, s->cgroup_parent);
 	if (ws_idle_sweep(s->root, s->idle_s, NULL, &e) < 0)
 		fprintf(stderr, "mcpfs: exec: idle workspaces: %s\n", e.text);
 	return NULL;
@@ -270,7 +274,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	struct hub *hub;
 	struct search_hub *sh = NULL;
 	struct search_source src;
-	struct idle_sweep sweep = {0};
+	struct sweeps sweep = {0};
 	bool as_json = false, pii;
 	sigset_t stop;
 
@@ -377,8 +381,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		ro.output_ctx = cli->pii;
 	}
 	sweep.root = ro.root;
-	sweep.started =
-	    sweep.idle_s > 0 && pthread_create(&sweep.thread, NULL, idle_sweep_main, &sweep) == 0;
+	sweep.cgroup_parent = ro.cgroup_parent;
+	sweep.started = pthread_create(&sweep.thread, NULL, sweeps_main, &sweep) == 0;
 	res = exec_run(&ro, &stop, &status, &e);
 	if (sweep.started)
 		pthread_join(sweep.thread, NULL);

@@ -52,8 +52,9 @@ static void usage(FILE *f)
 	    "                    S seconds (default $MCPFS_WORKSPACE_IDLE_S, else 300;\n"
 	    "                    0: never); a run in it keeps it mounted\n\n"
 	    "SIGTERM or SIGINT drains: no new run starts, runs in flight get --drain seconds,\n"
-	    "then are cancelled; nothing is left behind. While it runs, 'mcpfs exec', 'call',\n"
-	    "'tools' and 'servers' on the same data root go through it (<root>/run/serve.sock).\n");
+	    "then are cancelled; workspaces nobody uses are unmounted, nothing is left behind.\n"
+	    "While it runs, 'mcpfs exec', 'call', 'tools' and 'servers' on the same data root\n"
+	    "go through it (<root>/run/serve.sock).\n");
 }
 
 /* The signal that asked us to stop, written to a pipe the front polls. */

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../executor/server_sandbox.h"
 #include "../servers/hub_progress.h"
 #include "cli.h"
 
@@ -46,15 +45,12 @@ static const char *state_name(const struct server_config *sc, const struct hub_s
 /* How a server's process runs: NULL for a remote one. */
 static const char *sandbox_note(const struct server_config *sc)
 {
-	char why[256];
 	enum server_network net = sc->sandbox.network;
 
 	if (sc->transport != TRANSPORT_STDIO)
 		return NULL;
 	if (sc->sandbox.off)
 		return "NOT sandboxed (\"sandbox\": false)";
-	if (!server_sandbox_available(why, sizeof(why)))
-		return "NOT sandboxed (mcpfs runs as a normal user)";
 	if (net == SERVER_NET_DEFAULT)
 		net = sc->scope == SCOPE_CUSTOMER ? SERVER_NET_NONE : SERVER_NET_HOST;
 	return net == SERVER_NET_NONE ? "sandboxed, no network" : "sandboxed, host network";

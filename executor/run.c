@@ -31,6 +31,7 @@
 #include "bridge.h"
 #include "jail.h"
 #include "run_tree.h"
+#include "run_work.h"
 
 #define RUN_OUTPUT_MAX (1u << 20)	/* per stream, with --json */
 #define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
@@ -60,6 +61,7 @@ struct run {
 	char session[ID_MAX + 1];
 	char tree[4096], tree_servers[4200];
 	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
+	char work[4096];	  /* the skills overlay's work folder (run_work.h); "" */
 	char lock_path[4200];
 	int lock_fd; /* lock_path, locked while the run lives; else -1 */
 	int ws_hold; /* the workspace held (workspaces/idle.h) when we opened it; else -1 */
@@ -296,13 +298,20 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 			      r->env_token,
 			      /* "/" makes /skills importable as the package skills */
 			      "PYTHONPATH=" JAIL_TREE ":/", NULL};
+	/* Neutral: file systems of their own, so that the jail's mount table
+	 * names no host path (the data root, the customer, the config's tree).
+	 * The workspace's image is the root of its own already; a workspace
+	 * that is a plain folder (quota mode none) stays a bind and shows its
+	 * path: an overlay would not show the files the host (a test, a tool)
+	 * adds while the run looks for them (overlayfs keeps a lookup that
+	 * found nothing). */
 	struct jail_bind binds[] = {
-	    {r->ws.workspace, JAIL_WORKSPACE, true},
-	    {r->ws.skills, JAIL_SKILLS, true},
-	    {r->skills_shared, JAIL_SKILLS "/shared", false},
-	    {r->tree, JAIL_TREE, false},
-	    {r->tree_servers, JAIL_CODE_DIR "/servers", false},
-	    {runtime_dist(), JAIL_RUNTIME_DIR "/dist", false},
+	    {r->ws.workspace, JAIL_WORKSPACE, true, false, NULL},
+	    {r->ws.skills, JAIL_SKILLS, true, true, r->work},
+	    {r->skills_shared, JAIL_SKILLS "/shared", false, true, NULL},
+	    {r->tree, JAIL_TREE, false, true, NULL},
+	    {r->tree_servers, JAIL_CODE_DIR "/servers", false, true, NULL},
+	    {runtime_dist(), JAIL_RUNTIME_DIR "/dist", false, true, NULL},
 	};
 	struct jail_file files[RUN_MAX_FILES];
 	struct jail_spec s = {0};
@@ -507,7 +516,7 @@ static int workspace_ready(struct run *r, struct err *err)
 		return err_set(err, EXIT_FAILED, "stat %s: %s", r->ws.workspace, strerror(errno));
 	if (st.st_uid != r->host_uid && ws_chown(&r->ws, r->host_uid, r->host_gid, err) < 0)
 		return -1;
-	return 0;
+	return run_work_make(&r->ws, r->host_uid, r->host_gid, r->work, sizeof(r->work), err);
 }
 
 /* A run into a session that has ended would run, write its files, and only
@@ -665,7 +674,8 @@ void run_free(struct run *r)
 		return;
 	jail_free(r->jail); /* what the program left, or a run never waited for: killed, reaped */
 	bridge_free(r->bridge);
-	ws_release(r->ws_hold); /* the jail is gone: the sweep may unmount */
+	run_work_remove(r->work); /* the jail and its overlays are gone */
+	ws_release(r->ws_hold);	  /* the jail is gone: the sweep may unmount */
 	if (r->lock_fd >= 0) {
 		unlink(r->lock_path);
 		close(r->lock_fd);

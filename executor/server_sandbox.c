@@ -4,7 +4,10 @@
  *
  * - Ids: a customer's server runs as that customer's uid (the one its code
  *   has, as they share the customer's folders), a shared one as its own;
- *   never root. Its user namespace is owned by that uid (jail.c).
+ *   never root. Its user namespace is owned by that uid (jail.c). Run by a
+ *   normal user, every server is that user outside, as its code is
+ *   (jail_host_ids): servers are kept from one another by their binds and
+ *   namespaces then, not by their uids.
  * - Files: /usr and the jail's minimal /etc and /dev; what it runs from,
  *   read-only (the command, and each absolute path among its arguments: the
  *   whole node_modules folder a script sits in, else the script's folder);
@@ -144,7 +147,7 @@ static int bind_at(struct plan *p, const char *real, const char *dst, bool rw)
 	}
 	p->owned[p->nbinds] = src;
 	p->owned_dst[p->nbinds] = at != src ? at : NULL;
-	p->binds[p->nbinds++] = (struct jail_bind){src, at, rw};
+	p->binds[p->nbinds++] = (struct jail_bind){src, at, rw, false, NULL};
 	return 0;
 }
 
@@ -316,7 +319,7 @@ static int build_env(struct plan *p, const struct spawn_spec *s)
 
 /* The server's home, made its own: a customer's state folder, or
  * <root>/server-homes/<name>. */
-static int prepare_home(struct plan *p, uid_t uid)
+static int prepare_home(struct plan *p, uid_t uid, gid_t gid)
 {
 	const struct server_config *sc = p->sc;
 	struct stat st;
@@ -334,10 +337,10 @@ static int prepare_home(struct plan *p, uid_t uid)
 	if (!rc && stat(p->home, &st) < 0)
 		rc = -errno;
 	if (!rc && st.st_uid != uid)
-		rc = fsx_chown_tree(p->home, uid, uid);
+		rc = fsx_chown_tree(p->home, uid, gid);
 	if (!rc && sc->customer && sc->workspace_dir && stat(sc->workspace_dir, &st) == 0 &&
 	    st.st_uid != uid)
-		rc = fsx_chown_tree(sc->workspace_dir, uid, uid);
+		rc = fsx_chown_tree(sc->workspace_dir, uid, gid);
 	if (rc)
 		return err_set(p->err, EXIT_UNREACHABLE, "server '%s': sandbox home %s: %s",
 			       sc->name, p->home, strerror(-rc));
@@ -496,16 +499,18 @@ static struct server_proc *sb_start(const struct server_launcher *l, const struc
 				    const struct spawn_spec *s, struct err *err)
 {
 	const struct server_sandbox *sb = (const struct server_sandbox *)l;
-	const uid_t uid = sc->customer ? JAIL_CUSTOMER_UID : JAIL_SHARED_SERVER_UID;
 	enum server_network net = sc->sandbox.network;
 	struct proc_jail *pj = NULL;
 	struct plan *p = calloc(1, sizeof(*p));
 	size_t n, i;
+	uid_t uid;
+	gid_t gid;
 
 	if (!p) {
 		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", sc->name);
 		return NULL;
 	}
+	jail_host_ids(sc->customer ? JAIL_CUSTOMER_UID : JAIL_SHARED_SERVER_UID, &uid, &gid);
 	p->sb = sb;
 	p->sc = sc;
 	p->err = err;
@@ -520,7 +525,7 @@ static struct server_proc *sb_start(const struct server_launcher *l, const struc
 		goto out;
 	}
 	memcpy(p->run_id, "srv-", 4);
-	if (find_exe(p, s) < 0 || prepare_home(p, uid) < 0 || plan_binds(p, s) < 0 ||
+	if (find_exe(p, s) < 0 || prepare_home(p, uid, gid) < 0 || plan_binds(p, s) < 0 ||
 	    build_env(p, s) < 0)
 		goto out;
 	p->argv[0] = p->exe;
@@ -532,7 +537,7 @@ static struct server_proc *sb_start(const struct server_launcher *l, const struc
 	p->spec.nbinds = p->nbinds;
 	p->spec.cwd = s->cwd ? s->cwd : p->home_inside;
 	p->spec.host_uid = uid;
-	p->spec.host_gid = uid;
+	p->spec.host_gid = gid;
 	p->spec.limits = (struct jail_limits){
 	    .cpu_s = 0,
 	    .fsize_mb = 4096,
@@ -573,14 +578,6 @@ out:
 	plan_free(p);
 	free(p);
 	return pj ? &pj->base : NULL;
-}
-
-bool server_sandbox_available(char *why, size_t n)
-{
-	if (geteuid() == 0)
-		return true;
-	snprintf(why, n, "mcpfs runs as a normal user: server sandboxes need root");
-	return false;
 }
 
 struct server_sandbox *server_sandbox_new(const char *root, const char *cgroup_parent)

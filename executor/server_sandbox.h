@@ -16,8 +16,4 @@ const struct server_launcher *server_sandbox_launcher(struct server_sandbox *sb)
 /* Accepts NULL. The servers it started must be gone (hub_free first). */
 void server_sandbox_free(struct server_sandbox *sb);
 
-/* Whether this process can sandbox servers at all (it maps other uids, so
- * it needs root). False with one line in @why. */
-bool server_sandbox_available(char *why, size_t n);
-
 #endif

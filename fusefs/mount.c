@@ -22,6 +22,7 @@
 #include "../servers/hub_progress.h"
 #include "daemon.h"
 #include "fuse_i.h"
+#include "warm.h"
 
 #define MOUNT_OPTS "ro,default_permissions,fsname=mcpfs,subtype=mcpfs"
 #define MOUNT_THREADS 16
@@ -41,7 +42,7 @@ struct mount {
 	struct cg_root *cgroot;		 /* owned */
 	double *wait_s;			 /* owned: per server */
 	struct hub *hub;		 /* owned, unless embedded */
-	struct hub_progress *progress;	 /* owned: -f on a terminal; else NULL */
+	struct hub_progress *progress;	 /* owned: on a terminal; else NULL */
 	bool embedded;			 /* fusefs_mount_start: on a hub someone else holds */
 	int listener;			 /* hub_listen handle, or 0 */
 	struct fusefs_hub_view view;	 /* src's */
@@ -211,6 +212,13 @@ static void *ready_main(void *arg)
 		return NULL;
 	}
 	if (m->ready_fd >= 0) {
+		/* A daemon's stderr is about to become its log: the first listing
+		 * shows on the terminal now, or never. */
+		if (m->progress) {
+			fusefs_warm(m->mnt, m->cgroot);
+			hub_progress_stop(m->progress);
+			m->progress = NULL;
+		}
 		fusefs_daemon_report(m->ready_fd, 0, NULL, m->log_path);
 		m->ready_fd = -1;
 	}
@@ -292,6 +300,11 @@ static int mount_up(struct mount *m, struct err *err)
 	if (!m->se)
 		return -1;
 	if (!m->embedded) {
+		/* libfuse sets its handlers only where a signal is at its default:
+		 * a mount started ignoring SIGINT (a background job of a script)
+		 * would not stop on it. SIGHUP ignored (nohup) is meant. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		if (fuse_set_signal_handlers(m->se))
 			return err_set(err, EXIT_FAILED, "mount: fuse_set_signal_handlers failed");
 		m->signals = true;
@@ -381,10 +394,10 @@ static int run(struct mount *m, struct err *err)
 		err_set(err, EXIT_FAILED, "mount: out of memory");
 		return EXIT_FAILED;
 	}
-	/* In the foreground the first listings, which start the servers, show
-	 * on the terminal; a daemon's stderr is its log. */
-	if (m->o->foreground)
-		m->progress = hub_progress_start(m->hub, STDERR_FILENO);
+	/* The first listings, which start the servers, show on a terminal: in
+	 * the foreground when they come; a daemon does them before it detaches
+	 * (ready_main), as its stderr then becomes its log. */
+	m->progress = hub_progress_start(m->hub, STDERR_FILENO);
 	status = EXIT_FAILED;
 	if (mount_up(m, err) < 0) {
 		status = err->status;
@@ -404,9 +417,9 @@ static int run(struct mount *m, struct err *err)
 		status = EXIT_FAILED;
 	}
 out:
-	mount_down(m);
-	hub_progress_stop(m->progress);
+	hub_progress_stop(m->progress); /* before mount_down frees the hub it watches */
 	m->progress = NULL;
+	mount_down(m);
 	return status;
 }
 

@@ -12,6 +12,7 @@
 #include "../common/clock.h"
 #include "../search/search.h"
 #include "../servers/hub.h"
+#include "../workspaces/idle.h"
 #include "catalog.h"
 #include "mcp_i.h"
 #include "metrics.h"
@@ -113,6 +114,8 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 
 void serve_engine_free(struct serve_engine *e)
 {
+	struct err err = {0};
+
 	if (!e)
 		return;
 	if (e->hook > 0)
@@ -127,6 +130,9 @@ void serve_engine_free(struct serve_engine *e)
 		pthread_join(e->ticker, NULL);
 	}
 	serve_sweep_stop(e->sweep);
+	/* A stopped daemon leaves no workspace mounted that nobody uses. */
+	if (ws_unmount_unused(e->o.root, &err) < 0)
+		fprintf(stderr, "mcpfs: serve: workspaces: %s\n", err.text);
 	search_hub_free(e->search);
 	serve_catalog_free(e->catalog);
 	sched_free(e->sched);

@@ -109,7 +109,8 @@ static const char *customer_of(char *mnt, const char *prefix)
 	return strchr(c, '/') ? NULL : c;
 }
 
-/* Unmount one workspace if idle and not held: 1 unmounted, 0 left, -1. */
+/* Unmount one workspace if idle (any, when @idle_s < 0) and not held: 1
+ * unmounted, 0 left, -1. */
 static int sweep_one(const char *root, const char *customer, double idle_s, struct err *err)
 {
 	struct ws ws = {0};
@@ -134,23 +135,21 @@ static int sweep_one(const char *root, const char *customer, double idle_s, stru
 	rc = fstat(fd, &st) < 0
 		 ? err_set(err, EXIT_FAILED, "stat %s/" USE_LOCK ": %s", ws.dir, strerror(errno))
 		 : 0;
-	if (!rc && (double)(now.tv_sec - st.st_mtim.tv_sec) +
-			   (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9 >=
-		       idle_s)
+	if (!rc && (idle_s < 0 || (double)(now.tv_sec - st.st_mtim.tv_sec) +
+					  (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9 >=
+				      idle_s))
 		rc = ws_quota_umount_unused(&ws, err);
 	close(fd);
 	return rc;
 }
 
-int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err)
+static int sweep(const char *root, double idle_s, json_t *gone, struct err *err)
 {
 	char real[PATH_MAX], prefix[PATH_MAX + 16], *line = NULL, *f[5], *save;
 	size_t cap = 0, k;
 	FILE *mi;
 	int n = 0, rc;
 
-	if (!(idle_s > 0))
-		return 0;
 	if (!realpath(root, real))
 		return errno == ENOENT ? 0
 				       : err_set(err, EXIT_FAILED, "%s: %s", root, strerror(errno));
@@ -180,4 +179,14 @@ int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err
 	free(line);
 	fclose(mi);
 	return n;
+}
+
+int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err)
+{
+	return idle_s > 0 ? sweep(root, idle_s, gone, err) : 0;
+}
+
+int ws_unmount_unused(const char *root, struct err *err)
+{
+	return sweep(root, -1, NULL, err);
 }

@@ -38,4 +38,8 @@ int ws_open_held(const char *root, const char *customer, struct ws *out, int *ho
  * (may be NULL). Returns how many, or -1 with @err. */
 int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err);
 
+/* The same for every workspace nobody holds, however lately used: what a
+ * daemon leaves behind when it stops. */
+int ws_unmount_unused(const char *root, struct err *err);
+
 #endif

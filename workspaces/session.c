@@ -330,6 +330,7 @@ out:
 static int append_edit(const struct ws *ws, json_t *log, void *arg, struct err *err)
 {
 	json_t *tasks = json_object_get(log, "tasks"), *task;
+	const char *started;
 	char id[32];
 
 	if (!json_is_null(json_object_get(log, "ended_at")) && json_object_get(log, "ended_at"))
@@ -357,6 +358,12 @@ static int append_edit(const struct ws *ws, json_t *log, void *arg, struct err *
 		snprintf(id, sizeof(id), "task-%zu", json_array_size(tasks) + 1);
 		json_object_set_new(task, "task_id", json_string(id));
 	}
+	/* The log is written after its first task ran: the session began when
+	 * that task did, and what it wrote counts in state_files. */
+	started = json_string_value(json_object_get(task, "started_at"));
+	if (!json_array_size(tasks) && started &&
+	    strcmp(started, json_string_value(json_object_get(log, "started_at")) ?: "~") < 0)
+		json_object_set_new(log, "started_at", json_string(started));
 	json_array_append_new(tasks, task);
 	scan_state_files(ws, log);
 	return 0;

@@ -58,8 +58,8 @@ def payload(name: str, **subst) -> str:
 
 def jail_pids(uid=JAIL_HOST_UID):
     """Jailed processes: of host uid @uid (mcpfs.jail_uid), in a user namespace
-    of their own (a rootless mcpfs and the servers it runs plainly share the
-    uid, not the namespace)."""
+    of their own (a rootless mcpfs shares the uid with its jails, code's and
+    servers' alike, not the namespace)."""
     out = []
     host = os.readlink("/proc/self/ns/user")
     for d in Path("/proc").iterdir():
@@ -133,6 +133,12 @@ def _ours(pid: int, root: Path) -> bool:
 def jail_pids_of(root: Path, uid=JAIL_HOST_UID):
     """Jailed processes of runs under data root @root (or orphaned)."""
     return [p for p in jail_pids(uid) if _ours(p, root)]
+
+
+def code_jail_pids_of(root: Path, uid=JAIL_HOST_UID):
+    """jail_pids_of's that run code, not a server: rootless, a server's
+    sandbox is the same uid in a user namespace of its own too."""
+    return [p for p in jail_pids_of(root, uid) if os.path.isdir(f"/proc/{p}/root/run/code")]
 
 
 def _leaks(root: Path, cgroups_before: set, uid: int, rootless: bool):

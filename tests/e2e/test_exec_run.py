@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest_executor import (exec_config, go_file, go_waiter,  # noqa: F401
-                               host_unchanged, jail_pids_of, run_code)
+from conftest_executor import (code_jail_pids_of, exec_config, go_file,  # noqa: F401
+                               go_waiter, host_unchanged, jail_pids_of, run_code)
 
 pytestmark = pytest.mark.rootless
 
@@ -238,7 +238,7 @@ def test_posture_from_outside(mcpfs, host_unchanged):  # noqa: F811
                             env={**mcpfs.env})
     try:
         assert proc.stdout.readline() == "up\n"
-        pids = [Path(f"/proc/{pid}") for pid in jail_pids_of(mcpfs.root, mcpfs.jail_uid)]
+        pids = [Path(f"/proc/{pid}") for pid in code_jail_pids_of(mcpfs.root, mcpfs.jail_uid)]
         assert len(pids) == 1, pids
         status = dict(line.split(":\t", 1) for line in
                       (pids[0] / "status").read_text().splitlines() if ":\t" in line)
@@ -256,7 +256,10 @@ def test_posture_from_outside(mcpfs, host_unchanged):  # noqa: F811
     assert proc.returncode == 128 + 9
 
 
-def test_killed_mcpfs_takes_jail_along(mcpfs):
+def test_killed_mcpfs_takes_jail_along(mcpfs, host_unchanged):  # noqa: F811
+    """kill -9 of mcpfs ends its jail and its servers; the next run on the
+    data root removes the cgroups it left (host_unchanged checks), which
+    would otherwise stay until any run's stale sweep a minute later."""
     exec_config(mcpfs)
     prog = mcpfs.tmp / "sleep.py"
     prog.write_text("import time\nprint('up', flush=True)\ntime.sleep(30)\n")
@@ -265,12 +268,12 @@ def test_killed_mcpfs_takes_jail_along(mcpfs):
     assert proc.stdout.readline() == "up\n"
     proc.kill()
     proc.wait()
-    for _ in range(100):
-        if not jail_pids_of(mcpfs.root, mcpfs.jail_uid):
-            break
+    deadline = time.monotonic() + 60
+    while jail_pids_of(mcpfs.root, mcpfs.jail_uid):
+        assert time.monotonic() < deadline, "the jail outlived a killed mcpfs"
         time.sleep(0.05)
-    else:
-        raise AssertionError("the jail outlived a killed mcpfs")
+    p, res = run_code(mcpfs, "pass\n")
+    assert res and res["exit_code"] == 0, (p.stderr, res)
 
 
 def test_uses_a_running_mount(mcpfs, host_unchanged):  # noqa: F811
@@ -430,3 +433,25 @@ def test_text_mode_says_which_limit_ended_the_run(mcpfs):
             "(--memory MB allows more)"), p.stderr
     p = mcpfs.run("exec", "--json", "--timeout", "2", prog)
     assert json.loads(p.stdout)["limits"] == ["timeout"] and p.stderr == ""
+
+
+def test_saved_skill_lands_in_the_folder(mcpfs, host_unchanged):  # noqa: F811
+    """Code saves a skill through /skills (an overlay of the customer's
+    skills folder): it is in that folder on the host. The overlay's work
+    folder of the run is gone after it; one a killed mcpfs left, older than
+    any run lasts, is swept; a recent one (a live run's) stays."""
+    exec_config(mcpfs)
+    run_code(mcpfs, "pass\n")  # makes the customer's folders
+    customer = mcpfs.root / "workspaces" / "default"
+    work = customer / ".jail-work"
+    old, live = work / "oldrun", work / "liverun"
+    for d in (old, live):
+        (d / "work").mkdir(parents=True)
+        mcpfs.give(d)
+    three_days = time.time() - 3 * 86400
+    os.utime(old, (three_days, three_days))
+    p, res = run_code(mcpfs, "import os\nos.makedirs('/skills/tally', exist_ok=True)\n"
+                      "open('/skills/tally/SKILL.md', 'w').write('saved')\n")
+    assert res and res["exit_code"] == 0, (p.stderr, res)
+    assert (customer / "skills" / "tally" / "SKILL.md").read_text() == "saved"
+    assert [d.name for d in work.iterdir()] == ["liverun"]

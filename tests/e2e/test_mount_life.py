@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest_mount import (DYNAMIC, is_fuse_mount, mounted, pid_alive,  # noqa: F401
-                            wait_until)
+from conftest_mount import (DYNAMIC, default_servers, is_fuse_mount, mounted,  # noqa: F401
+                            pid_alive, wait_until)
 
 
 def timed(fn):
@@ -58,6 +58,19 @@ def test_mount_pidfile_and_daemon(mounted):
     assert wait_until(lambda: not pid_alive(info["pid"]), 30)
     assert not is_fuse_mount(mounted.point)
     assert not list((mounted.m.root / "run").glob("mount-*.json"))
+
+
+def test_mount_started_ignoring_sigint_stops_on_it(mounted):
+    """A background job of a script starts with SIGINT ignored, and so would
+    the daemon: it stops on SIGINT all the same."""
+    mounted.m.write_config(default_servers(mounted.state))
+    subprocess.run(mounted.m.cmd("mount", mounted.point), env={**mounted.m.env, **mounted.env},
+                   check=True, timeout=60, capture_output=True,
+                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    info = mounted.pidfile()
+    os.kill(info["pid"], signal.SIGINT)
+    assert wait_until(lambda: not pid_alive(info["pid"]), 60)
+    assert not is_fuse_mount(mounted.point)
 
 
 def test_mount_foreground_sigterm(mounted):

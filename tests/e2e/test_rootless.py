@@ -2,7 +2,8 @@
 the data root under the user's home, the jail mapping the user's own uid with
 setgroups denied, rlimits standing in for a cgroup nobody delegated, a
 cgroup asked for by name failing closed, and the FUSE mount made through
-fusermount3. The e2e tests of exec, workspaces and skills run this way too
+fusermount3, and `serve --stdio` as an MCP host started by the user runs it.
+The e2e tests of exec, workspaces and skills run this way too
 (their modules are marked `rootless`)."""
 import json
 import os
@@ -16,6 +17,7 @@ import pytest
 
 from conftest import ROOTLESS_UID
 from conftest_executor import exec_config, host_unchanged, run_code  # noqa: F401
+from conftest_serve import Stdio
 
 pytestmark = pytest.mark.parametrize("mcpfs", ["plain_rootless", "asan_rootless"],
                                      indirect=True)
@@ -57,6 +59,29 @@ def test_exec_as_a_normal_user(mcpfs, host_unchanged):  # noqa: F811
     p, res = run_code(mcpfs, "print('ok')\n", env={"MCPFS_ROOT": "", "XDG_DATA_HOME": str(xdg)})
     assert res["stdout"] == "ok\n", p.stderr
     assert (xdg / "mcpfs" / "workspaces" / "default" / "workspace").is_dir()
+
+
+def test_serve_stdio_as_a_normal_user(mcpfs, host_unchanged):  # noqa: F811
+    """What a desktop assistant or an IDE started by the logged-in user runs:
+    `serve --stdio`, its execute_code Python importing and calling a tool in
+    the rootless jail, the servers started as the user."""
+    exec_config(mcpfs)
+    c = Stdio(mcpfs)
+    try:
+        c.initialize()
+        r = c.request("tools/call", {"name": "execute_code", "arguments": {"code": INSIDE}},
+                      timeout=300)["result"]
+        out = r.get("structuredContent", r)
+        assert out.get("exit_code") == 0, (r, c.stderr())
+        uid = str(ROOTLESS_UID)
+        assert out["stdout"].splitlines() == [
+            "The sum of 2 and 3 is 5.", "1000 1000", str(["1000", uid, "1"]),
+            str(["1000", uid, "1"]), "deny"], out
+        assert out["tool_calls"] == 1
+        made = mcpfs.root / "workspaces" / "default" / "workspace" / "made-here"
+        assert made.stat().st_uid == ROOTLESS_UID
+    finally:
+        assert c.close() == 0, c.stderr()
 
 
 def test_named_cgroup_fails_closed(mcpfs, host_unchanged):  # noqa: F811

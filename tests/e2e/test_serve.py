@@ -11,6 +11,7 @@ import urllib.request
 
 import pytest
 
+from conftest import mounts_under
 from conftest_executor import host_unchanged  # noqa: F401 (a fixture)
 from conftest_serve import (Http, Serve, Stdio, inspector, jailed_code_pids, sdk,
                             serve_config, session_logs_valid, stdio_server_env, wait_for)
@@ -368,9 +369,10 @@ def test_kill9_mid_run_then_restart(mcpfs, host_unchanged):
     # exec-ID.lock alone: the bridge's socket was in the jail's own root
     assert len(runs) == 1 and runs[0].endswith(".lock") and (run / "serve.sock").is_socket(), left
     # the CLI finds no daemon behind the socket and works alone, at once
-    prog = mcpfs.tmp / "p.py"
-    prog.write_text(GET_SUM)
-    assert mcpfs.run("exec", prog, check=0, timeout=120).stdout == "The sum of 2 and 3 is 5.\n"
+    # (`call`: an `exec` would sweep what the daemon left, as the next one does)
+    assert mcpfs.run("call", "everything", "get-sum", '{"a": 2, "b": 3}', check=0,
+                     timeout=120).stdout.strip() == "The sum of 2 and 3 is 5."
+    assert all((run / name).exists() for name in left)
     s2 = Serve(mcpfs)
     try:
         assert not any((run / name).exists() for name in left)
@@ -397,6 +399,8 @@ def test_sigterm_drains(mcpfs, host_unchanged):
     assert jailed_code_pids(mcpfs.root) == []
     assert "draining" in s.stderr()
     assert session_logs_valid(mcpfs.root) == 1
+    # the workspace the run used is not left mounted
+    assert [m for m in mounts_under(mcpfs.root) if m.endswith("/workspace")] == []
 
 
 def test_two_daemons_one_data_root(mcpfs, host_unchanged):
@@ -428,6 +432,7 @@ def test_two_daemons_one_data_root(mcpfs, host_unchanged):
         for d in daemons:
             assert d.stop() == 0
     ws = mcpfs.root / "workspaces" / "shared"
+    mcpfs.json("workspace", "show", "shared")  # the daemons unmounted it: mount it to read
     lines = (ws / "workspace" / "log.txt").read_text().splitlines()
     assert len(lines) == 12 * 20 and len(set(lines)) == 240
     logs = list((ws / "sessions").glob("*.json"))

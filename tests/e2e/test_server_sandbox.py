@@ -4,7 +4,9 @@ its jail through the tools it calls (issue: server sandboxes).
 The attacks are the ones an outside audit found with the default config:
 server-filesystem's check-then-open race, a URL-fetching tool aimed at the
 host's loopback, the jail's kernel counts charged to root, and mcpfs's own
-command line read from inside."""
+command line read from inside. The module runs as a normal user too
+(`rootless`): each server then is that user outside, in namespaces of its
+own, seeing only its binds."""
 import ctypes
 import http.server
 import json
@@ -16,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EVERYTHING, FILESYSTEM, MEMORY, REPO
+from conftest import EVERYTHING, FILESYSTEM, MEMORY, REPO, ROOTLESS_UID
 from conftest_executor import run_code
 
-ROOT_ONLY = os.geteuid() == 0
-pytestmark = pytest.mark.skipif(not ROOT_ONLY, reason="server sandboxes need root")
+pytestmark = pytest.mark.rootless
 
 SERVERS_DIR = REPO / "servers"
 SHARED_UID = 64001
@@ -96,11 +97,14 @@ def ws_of(mcpfs, customer: str) -> Path:
     return mcpfs.root / "workspaces" / customer / "workspace"
 
 
-def test_filesystem_race_reaches_nothing_outside_the_customer(mcpfs, tmp_path):
+def test_filesystem_race_reaches_nothing_outside_the_customer(mcpfs):
+    """Rootless, the host folder and both customers are the same uid's: only
+    the sandbox's binds keep them apart."""
     default_like_config(mcpfs)
-    host = tmp_path / "host-secret"
+    host = mcpfs.tmp / "host-secret"
     host.mkdir(mode=0o700)
     (host / "f.txt").write_text("HOST-SECRET")
+    mcpfs.give(host)
     host_before = sorted(os.listdir(host))
     for c in ("alice", "bob"):  # provision both, and a file each that the other must not read
         mcpfs.run("exec", "--customer", c, "-", input="open('f.txt','w').write('%s-SECRET')" % c,
@@ -110,7 +114,7 @@ def test_filesystem_race_reaches_nothing_outside_the_customer(mcpfs, tmp_path):
         code = (RACE.replace("@WS@", json.dumps(str(ws_of(mcpfs, me))))
                 .replace("@TARGETS@", json.dumps([str(host), str(ws_of(mcpfs, other))]))
                 .replace("@ATTEMPTS@", "2000"))
-        path = tmp_path / f"race-{me}.py"
+        path = mcpfs.tmp / f"race-{me}.py"
         path.write_text(code)
         procs[me] = subprocess.Popen(mcpfs.cmd("exec", "--customer", me, "--timeout", "600", path),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -227,6 +231,8 @@ print(n)
 '''
 
 
+@pytest.mark.needs_root("the jail's user is the caller's own uid: its inotify instances count "
+                        "against the caller, as the caller's other processes' do")
 def test_inotify_of_the_jail_is_not_charged_to_root(mcpfs, tmp_path):
     """The jail's user namespace is owned by its own uid: instances it takes
     count against that uid's limit (128 here), and root's still work."""
@@ -277,9 +283,11 @@ def _procs_under(root_pid: int) -> list:
     return out
 
 
-def test_servers_run_as_their_own_uid_in_namespaces_they_own(mcpfs, tmp_path):
+def test_servers_run_as_their_own_uid_in_namespaces_they_own(mcpfs):
+    """Rootless, both are the caller outside, in user namespaces it owns (a
+    plain child would be in the host's, owned by root)."""
     default_like_config(mcpfs)
-    prog = tmp_path / "hold.py"
+    prog = mcpfs.tmp / "hold.py"
     prog.write_text("from servers.everything import get_sum\n"
                     "from servers.memory import read_graph\n"
                     "get_sum(a=1, b=2); read_graph()\n"
@@ -296,8 +304,10 @@ def test_servers_run_as_their_own_uid_in_namespaces_they_own(mcpfs, tmp_path):
     finally:
         (ws_of(mcpfs, "own") / "release").write_text("")
         p.communicate(timeout=120)
-    assert owners["everything"] == {(SHARED_UID, SHARED_UID)}, owners
-    assert owners["memory"] == {(CUSTOMER_UID, CUSTOMER_UID)}, owners
+    shared, customer = (ROOTLESS_UID, ROOTLESS_UID) if mcpfs.rootless else \
+        (SHARED_UID, CUSTOMER_UID)
+    assert owners["everything"] == {(shared, shared)}, owners
+    assert owners["memory"] == {(customer, customer)}, owners
     assert all(uid != 0 for _, uid, cmd in procs if "node" in cmd), procs
 
 
@@ -314,13 +324,14 @@ def test_nothing_of_mcpfs_command_line_inside(mcpfs):
         assert leak not in seen, (leak, seen)
 
 
-def test_a_server_in_a_sandbox_sees_only_what_it_runs_from(mcpfs, tmp_path):
+def test_a_server_in_a_sandbox_sees_only_what_it_runs_from(mcpfs):
     """A shared server reads its own files and not the data root, nor other
     host folders; its home is its own (<root>/server-homes/<name>), and
     nothing inside names the data root."""
-    (tmp_path / "probe").mkdir()
-    probe = tmp_path / "probe" / "probe.mjs"
+    (mcpfs.tmp / "probe").mkdir()
+    probe = mcpfs.tmp / "probe" / "probe.mjs"
     probe.write_text(PROBE)
+    mcpfs.give(probe.parent)
     mcpfs.write_config({"p": {"command": "node", "args": [str(probe)]},
                         "e": {"command": "node", "args": [EVERYTHING, "stdio"]}})
     mcpfs.run("exec", "--customer", "c1", "-", input="open('x','w').write('1')", check=0)

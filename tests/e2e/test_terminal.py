@@ -1,6 +1,7 @@
 """What a person at a terminal sees (tmux): while servers start slowly, one
 line names the servers starting and those done, redrawn in place and gone
-once they are; `mount -f` shows the same for its first listing; a run a
+once they are; `mount -f` shows the same for its first listing, and a
+daemonizing mount does its first listing before it detaches; a run a
 limit ended says so in one line. Pipes never see the progress line."""
 import os
 import shlex
@@ -103,6 +104,26 @@ def test_mount_foreground_shows_its_first_listing(mcpfs, term, tmp_path):
     finally:
         unmount(mnt)
     term.wait_for("EXIT=0")
+
+
+def test_mount_daemon_shows_its_first_listing_before_it_detaches(mcpfs, term, tmp_path):
+    """Without -f the daemon's stderr becomes its log once it detaches, so on
+    a terminal it lists the servers first, showing them start."""
+    if not fuse_usable():
+        pytest.skip("no FUSE here")
+    slow_config(mcpfs)
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    term.start(mcpfs.cmd("mount", mnt), mcpfs.env)
+    try:
+        term.wait_for("mcpfs: starting slow (")
+        term.wait_for("; ready: everything; failed: ghost")
+        s = term.wait_for("EXIT=0", timeout=300)
+        assert "mcpfs: starting" not in s, s  # cleared before it returned
+        assert is_fuse_mount(mnt)
+        assert "ping.py" in os.listdir(mnt / "servers" / "slow")
+    finally:
+        unmount(mnt)
 
 
 def test_timeout_says_so_in_one_line(mcpfs, term, tmp_path):

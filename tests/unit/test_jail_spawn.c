@@ -29,7 +29,7 @@ static int run_py(const char *script, char *out, size_t n, struct jail_spec *ove
 {
 	const char *argv[] = {"/usr/bin/python3", "-c", script, NULL};
 	const char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8", NULL};
-	struct jail_bind binds[] = {{workspace, JAIL_WORKSPACE, true}};
+	struct jail_bind binds[] = {{workspace, JAIL_WORKSPACE, true, false, NULL}};
 	struct jail_spec s = {
 	    .argv = argv,
 	    .envp = envp,
@@ -55,6 +55,10 @@ static int run_py(const char *script, char *out, size_t n, struct jail_spec *ove
 		if (over->files) {
 			s.files = over->files;
 			s.nfiles = over->nfiles;
+		}
+		if (over->binds) {
+			s.binds = over->binds;
+			s.nbinds = over->nbinds;
 		}
 	}
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -164,6 +168,74 @@ static void test_files_written(void)
 	CHECK(rc == 0 && !strcmp(out, "from a file\n"), "exit %d: %s %s", rc, out, e.text);
 }
 
+/* Neutral binds are file systems of their own: mountinfo shows "/" as
+ * their root and no host path; the read-only one refuses writes, what is
+ * written to the read-write one lands in its host folder. A work folder
+ * outside the source's parent is a setup failure that names it. */
+static void test_neutral_binds(void)
+{
+	static const char script[] =
+	    "import errno\n"
+	    "print(open('/mcp/f').read(), end='')\n"
+	    "open('/skills/new', 'w').write('kept')\n"
+	    "try:\n    open('/mcp/x', 'w')\nexcept OSError as e:\n"
+	    "    print(errno.errorcode[e.errno])\n"
+	    "for line in open('/proc/self/mountinfo'):\n"
+	    "    f = line.split()\n"
+	    "    if f[4] in ('/mcp', '/skills'): print(f[3], f[4], line.split(' - "
+	    "')[1].split()[0])\n"
+	    "print(open('/proc/self/mountinfo').read())\n"; /* for the host path check */
+	char base[] = "/tmp/test_jail_nb_XXXXXX", ro[64], rw[64], work[64], f[80], out[8192];
+	char want[256];
+	struct jail_bind binds[] = {{workspace, JAIL_WORKSPACE, true, false, NULL},
+				    {ro, JAIL_TREE, false, true, NULL},
+				    {rw, JAIL_SKILLS, true, true, work}};
+	struct jail_spec over = {.binds = binds, .nbinds = 3};
+	struct err e = {0};
+	FILE *fp;
+	int rc;
+
+	if (!mkdtemp(base) || chmod(base, 0755) < 0) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(ro, sizeof(ro), "%s/ro", base);
+	snprintf(rw, sizeof(rw), "%s/rw", base);
+	snprintf(work, sizeof(work), "%s/work", base);
+	snprintf(f, sizeof(f), "%s/f", ro);
+	mkdir(ro, 0755);
+	mkdir(rw, 0755);
+	mkdir(work, 0700);
+	CHECK(chown(rw, 64000, 64000) == 0 && chown(work, 64000, 64000) == 0, "chown");
+	fp = fopen(f, "w");
+	if (fp) {
+		fputs("in ro\n", fp);
+		fclose(fp);
+	}
+	rc = run_py(script, out, sizeof(out), &over, &e);
+	snprintf(want, sizeof(want), "in ro\nEROFS\n/ /mcp overlay\n/ /skills overlay\n");
+	CHECK(rc == 0 && !strncmp(out, want, strlen(want)), "exit %d: %s %s", rc, out, e.text);
+	CHECK(!strstr(out, base), "the mount table names %s: %s", base, out);
+	snprintf(f, sizeof(f), "%s/new", rw);
+	fp = fopen(f, "r");
+	CHECK(fp && fgets(want, sizeof(want), fp) && !strcmp(want, "kept"), "%s not written", f);
+	if (fp)
+		fclose(fp);
+	unlink(f);
+
+	binds[2].work = "/tmp";
+	rc = run_py("", out, sizeof(out), &over, &e);
+	CHECK(rc == -1 && strstr(e.text, "not under the folder of"), "rc %d: %s", rc, e.text);
+	snprintf(f, sizeof(f), "%s/work", work); /* overlayfs's own folder, mode 000 */
+	rmdir(f);
+	rmdir(work);
+	rmdir(rw);
+	snprintf(f, sizeof(f), "%s/f", ro);
+	unlink(f);
+	rmdir(ro);
+	rmdir(base);
+}
+
 /* jail_ended tells the program's end from pid 1's line, before pid 1 is
  * reaped: the program's code, not pid 1's 0, while a child the program left
  * is still being killed; jail_free then leaves nothing. */
@@ -215,6 +287,7 @@ int main(void)
 	test_denials();
 	test_fail_closed();
 	test_files_written();
+	test_neutral_binds();
 	test_ended_before_teardown();
 	rmdir(workspace);
 	printf("%d passed, %d failed\n", passed, failed);

@@ -319,6 +319,43 @@ static void test_checkpoint_end(void)
 	CHECK(session_append_task(&ws, "../x", NULL, &e) < 0, "bad session id");
 }
 
+/* A session's log is written after its first task ran: what the task wrote
+ * before the log existed is among state_files (it once missed the file when
+ * the log came a second after it). */
+static void test_state_files_of_first_task(void)
+{
+	struct err e = {0};
+	struct timespec old[2];
+	char path[PATH_MAX + 16], started[32];
+	struct ws ws;
+	struct tm tm;
+	json_t *t, *log, *files;
+	time_t then = time(NULL) - 60;
+	FILE *f;
+
+	CHECK(ws_open(root, "fred", true, &ws, &e) == 0, "create fred");
+	snprintf(path, sizeof(path), "%s/out.txt", ws.workspace);
+	f = fopen(path, "w");
+	CHECK(f && fputs("1", f) >= 0 && fclose(f) == 0, "write out.txt");
+	old[0].tv_sec = old[1].tv_sec = then + 1; /* written during the task */
+	old[0].tv_nsec = old[1].tv_nsec = 0;
+	utimensat(AT_FDCWD, path, old, 0);
+	gmtime_r(&then, &tm);
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+	t = task(0, 0);
+	json_object_set_new(t, "started_at", json_string(started));
+	CHECK(session_append_task(&ws, "s", t, &e) == 0, "append: %s", e.text);
+	json_decref(t);
+	log = session_load(&ws, "s", &e);
+	files = json_object_get(log, "state_files");
+	CHECK(json_array_size(files) == 1 &&
+		  !strcmp(json_string_value(json_array_get(files, 0)), "out.txt"),
+	      "out.txt, written before the log, is in state_files");
+	CHECK(!strcmp(json_string_value(json_object_get(log, "started_at")), started),
+	      "the session began with its first task");
+	json_decref(log);
+}
+
 /* Append to session @sid a task record with @listed calls of echo (every
  * tenth failed) and a summary, as the bridge makes it, counting @made.
  * Returns the record as the log keeps it (a new reference), or NULL. */
@@ -442,6 +479,7 @@ int main(void)
 	test_concurrent();
 	test_sigkill();
 	test_checkpoint_end();
+	test_state_files_of_first_task();
 	test_many_calls();
 	test_frontmatter();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
