@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/jsonx.h"
 #include "codegen.h"
 #include "groups_i.h"
 #include "json_out_i.h"
@@ -66,11 +67,12 @@ static int add_entry(struct cg_server *s, const char *name, const char *ext)
 	return 0;
 }
 
-/* @t's Tool object, parsed: new, or NULL when out of memory. JSON_ALLOW_NUL:
- * a string may hold \u0000, as the server sent it. */
+/* @t's Tool object, parsed: new, or NULL when out of memory. */
 static json_t *tool_json(const struct cg_tool *t)
 {
-	return json_loads(t->text, JSON_ALLOW_NUL, NULL);
+	size_t len = strlen(t->text);
+
+	return jsonx_parse_own(t->text, len, len);
 }
 
 static int cmp_by_ident(const void *a, const void *b)

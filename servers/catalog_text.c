@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/jsonx.h"
+
 struct tool_slice {
 	char *name; /* owned; "" for a tool without a string name */
 	size_t off, len;
@@ -13,6 +15,7 @@ struct catalog_text {
 	char *text;	    /* owned: the compact array, "[...]" */
 	size_t len;
 	size_t n;
+	size_t longest;		  /* the longest tool's text: no token is longer */
 	struct tool_slice *tools; /* owned, in catalog order */
 };
 
@@ -56,6 +59,8 @@ struct catalog_text *catalog_text_new(json_t *tools)
 			c->text[c->len++] = ',';
 		c->tools[i].off = c->len;
 		c->tools[i].len = len;
+		if (len > c->longest)
+			c->longest = len;
 		memcpy(c->text + c->len, one, len);
 		c->len += len;
 		free(one);
@@ -107,10 +112,9 @@ bool catalog_text_same(const struct catalog_text *a, const struct catalog_text *
 	return a->len == b->len && !memcmp(a->text, b->text, a->len);
 }
 
-/* JSON_ALLOW_NUL: a string may hold \u0000, as the server sent it. */
 json_t *catalog_text_tools(const struct catalog_text *c)
 {
-	return json_loadb(c->text, c->len, JSON_ALLOW_NUL, NULL);
+	return jsonx_parse_own(c->text, c->len, c->longest);
 }
 
 json_t *catalog_text_tool(const struct catalog_text *c, const char *name)
@@ -119,7 +123,7 @@ json_t *catalog_text_tool(const struct catalog_text *c, const char *name)
 
 	for (i = 0; i < c->n; i++)
 		if (!strcmp(c->tools[i].name, name))
-			return json_loadb(c->text + c->tools[i].off, c->tools[i].len,
-					  JSON_ALLOW_NUL, NULL);
+			return jsonx_parse_own(c->text + c->tools[i].off, c->tools[i].len,
+					       c->tools[i].len);
 	return NULL;
 }
