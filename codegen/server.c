@@ -21,13 +21,13 @@
 /* A server's instructions in its README, at most: server-everything's are 1,575 bytes. */
 #define INSTRUCTIONS_MAX 8192
 
-/* A tool is kept as compact JSON text and parsed for each file rendered:
- * as a jansson tree it would cost ~4 KB for ~730 bytes of JSON, for as long
- * as the mount lives (issue 27). */
+/* A tool is kept as compact JSON text in the catalog and parsed for each
+ * file rendered: as a jansson tree it would cost ~4 KB for ~730 bytes of
+ * JSON, for as long as the mount lives (issue 27). */
 struct cg_tool {
-	char *name;  /* owned */
-	char *ident; /* owned */
-	char *text;  /* owned: the Tool object, compact */
+	size_t index;	  /* in the catalog */
+	const char *name; /* the catalog's */
+	char *ident;	  /* owned */
 };
 
 struct cg_server {
@@ -35,6 +35,7 @@ struct cg_server {
 	char *ident; /* owned */
 	unsigned langs;
 	const struct cg_templates *t; /* borrowed */
+	struct catalog_text *catalog; /* a reference, or NULL */
 	struct cg_tool *tools;	      /* owned, in catalog order */
 	size_t ntools;
 	struct cg_tool **by_ident; /* owned array of borrowed tools, sorted by ident */
@@ -68,11 +69,9 @@ static int add_entry(struct cg_server *s, const char *name, const char *ext)
 }
 
 /* @t's Tool object, parsed: new, or NULL when out of memory. */
-static json_t *tool_json(const struct cg_tool *t)
+static json_t *tool_json(const struct cg_server *s, const struct cg_tool *t)
 {
-	size_t len = strlen(t->text);
-
-	return jsonx_parse_own(t->text, len, len);
+	return catalog_text_at(s->catalog, t->index);
 }
 
 static int cmp_by_ident(const void *a, const void *b)
@@ -80,12 +79,11 @@ static int cmp_by_ident(const void *a, const void *b)
 	return strcmp((*(struct cg_tool *const *)a)->ident, (*(struct cg_tool *const *)b)->ident);
 }
 
-static int build_tools(struct cg_server *s, json_t *tools)
+static int build_tools(struct cg_server *s)
 {
 	const char **names;
 	char **idents;
-	size_t i, n = 0, total = json_array_size(tools);
-	json_t *v;
+	size_t i, n = 0, total = catalog_text_count(s->catalog);
 	int rc = -ENOMEM;
 
 	s->tools = calloc(total ? total : 1, sizeof(*s->tools));
@@ -94,17 +92,15 @@ static int build_tools(struct cg_server *s, json_t *tools)
 	if (!s->tools || !names || !idents)
 		goto out_free;
 	/* A tool without a name cannot be called: it gets no files. */
-	json_array_foreach(tools, i, v)
-	{
-		if (!json_is_string(json_object_get(v, "name")))
+	for (i = 0; i < total; i++) {
+		if (!catalog_text_name(s->catalog, i))
 			continue;
-		s->tools[n].text = json_dumps(v, JSON_COMPACT);
-		s->tools[n].name = strdup(json_string_value(json_object_get(v, "name")));
-		s->ntools = ++n;
-		if (!s->tools[n - 1].text || !s->tools[n - 1].name)
-			goto out_free;
-		names[n - 1] = s->tools[n - 1].name;
+		s->tools[n].index = i;
+		s->tools[n].name = catalog_text_name(s->catalog, i);
+		names[n] = s->tools[n].name;
+		n++;
 	}
+	s->ntools = n;
 	if (cg_idents_assign(names, n, "tool", idents))
 		goto out_free;
 	for (i = 0; i < n; i++)
@@ -125,6 +121,20 @@ out_free:
 struct cg_server *cg_server_new(const struct cg_root *r, size_t server_index, json_t *tools,
 				const char *status, const char *detail)
 {
+	struct catalog_text *text = NULL;
+	struct cg_server *s;
+
+	if (json_is_array(tools) && !(text = catalog_text_new(tools)))
+		return NULL;
+	s = cg_server_new_text(r, server_index, text, status, detail);
+	catalog_text_free(text);
+	return s;
+}
+
+struct cg_server *cg_server_new_text(const struct cg_root *r, size_t server_index,
+				     struct catalog_text *tools, const char *status,
+				     const char *detail)
+{
 	struct cg_server *s;
 	size_t i, cap;
 
@@ -139,11 +149,12 @@ struct cg_server *cg_server_new(const struct cg_root *r, size_t server_index, js
 	s->ident = strdup(r->idents[server_index]);
 	if (!s->name || !s->ident)
 		goto out_free;
-	if (!json_is_array(tools)) {
+	s->catalog = catalog_text_ref(tools);
+	if (!tools) {
 		s->status = strdup(status && *status ? status : "the catalog could not be had");
 		if (!s->status || (detail && !(s->detail = strdup(detail))))
 			goto out_free;
-	} else if (build_tools(s, tools)) {
+	} else if (build_tools(s)) {
 		goto out_free;
 	}
 	/* README, the indexes, three files per tool, and room for the two
@@ -182,11 +193,9 @@ void cg_server_free(struct cg_server *s)
 
 	if (!s)
 		return;
-	for (i = 0; s->tools && i < s->ntools; i++) {
-		free(s->tools[i].name);
+	for (i = 0; s->tools && i < s->ntools; i++)
 		free(s->tools[i].ident);
-		free(s->tools[i].text);
-	}
+	catalog_text_free(s->catalog);
 	for (i = 0; i < s->nnames; i++)
 		free(s->entry_names[i]);
 	free(s->tools);
@@ -311,9 +320,9 @@ static int readme_failed(const struct cg_server *s, struct buf *out)
 }
 
 /* One tool's line of the README: "- `ident` (`name`): title: first sentence". */
-static void readme_tool(struct buf *list, const struct cg_tool *t)
+static void readme_tool(struct buf *list, const struct cg_server *s, const struct cg_tool *t)
 {
-	json_t *json = tool_json(t);
+	json_t *json = tool_json(s, t);
 	size_t title_len, desc_len;
 	const char *title = cg_tool_title(json, &title_len);
 	const char *desc = cg_tool_description(json, &desc_len);
@@ -422,7 +431,7 @@ static int readme(const struct cg_server *s, struct buf *out)
 		readme_groups(&list, s);
 	else
 		for (i = 0; i < s->ntools; i++)
-			readme_tool(&list, s->by_ident[i]);
+			readme_tool(&list, s, s->by_ident[i]);
 	if (!s->ntools)
 		buf_puts(&list, "(this server lists no tools)\n");
 	cg_md_line(&name, s->name, 200);
@@ -543,7 +552,7 @@ int cg_server_render(const struct cg_server *s, const char *name, struct buf *ou
 	t = find_tool(s, name, (size_t)(dot - name));
 	if (!t)
 		return -ENOENT;
-	json = tool_json(t);
+	json = tool_json(s, t);
 	if (!json)
 		return -ENOMEM;
 	in = (struct cg_tool_in){s->name, s->ident, t->name, t->ident, json, s->t};

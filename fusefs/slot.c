@@ -1,7 +1,6 @@
 #include "slot.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -48,13 +47,14 @@ static struct fusefs_snap *load(struct fusefs_slot *s)
 	struct err e = {0};
 	struct fusefs_snap *snap;
 	uint64_t gen = 0;
-	json_t *tools, *notes;
+	struct catalog_text *tools;
+	json_t *notes;
 
 	tools = s->src->tools(s->src->ctx, s->name, &gen, &e);
 	memset(&info, 0, sizeof(info));
 	s->src->info(s->src->ctx, s->name, &info);
 	if (tools && info.state == HUB_FAILED) {
-		json_decref(tools);
+		catalog_text_free(tools);
 		tools = NULL;
 		snprintf(e.text, sizeof(e.text), "%s", info.why[0] ? info.why : "server failed");
 	}
@@ -68,10 +68,7 @@ static struct fusefs_snap *load(struct fusefs_slot *s)
 	if (notes)
 		cg_server_set_notes(snap->cg, notes);
 	json_decref(notes);
-	json_decref(tools);
-	/* The snapshot keeps compact text: the catalog's tree (~4 KB a tool)
-	 * is freed, and its pages go back, not kept as this thread's arena. */
-	malloc_trim(0);
+	catalog_text_free(tools);
 	return snap;
 }
 

@@ -8,9 +8,10 @@
  * more entries than that. */
 #define SNAP_CACHE_ENTRIES (4u << 20)
 
-struct fusefs_snap *fusefs_snap_new(const struct cg_root *r, size_t index, json_t *tools,
-				    uint64_t generation, const char *status, const char *detail,
-				    bool provisional, struct fusefs_budget *budget)
+struct fusefs_snap *fusefs_snap_new(const struct cg_root *r, size_t index,
+				    struct catalog_text *tools, uint64_t generation,
+				    const char *status, const char *detail, bool provisional,
+				    struct fusefs_budget *budget)
 {
 	struct fusefs_snap *s = calloc(1, sizeof(*s));
 
@@ -26,7 +27,7 @@ struct fusefs_snap *fusefs_snap_new(const struct cg_root *r, size_t index, json_
 		if (!s->status)
 			goto out_free;
 	}
-	s->cg = cg_server_new(r, index, tools, s->status, detail);
+	s->cg = cg_server_new_text(r, index, tools, s->status, detail);
 	if (!s->cg)
 		goto out_free;
 	if (fusefs_cache_init(&s->cache, budget, SNAP_CACHE_ENTRIES))

@@ -25,11 +25,13 @@ struct fusefs_snap {
 	struct fusefs_cache cache; /* rendered files by name */
 };
 
-/* New snapshot (one reference) of server @index of @r. @tools borrowed, or
- * NULL with @status (one line) and @detail (may be NULL). NULL on ENOMEM. */
-struct fusefs_snap *fusefs_snap_new(const struct cg_root *r, size_t index, json_t *tools,
-				    uint64_t generation, const char *status, const char *detail,
-				    bool provisional, struct fusefs_budget *budget);
+/* New snapshot (one reference) of server @index of @r. @tools (the snapshot
+ * takes a reference), or NULL with @status (one line) and @detail (may be
+ * NULL). NULL on ENOMEM. */
+struct fusefs_snap *fusefs_snap_new(const struct cg_root *r, size_t index,
+				    struct catalog_text *tools, uint64_t generation,
+				    const char *status, const char *detail, bool provisional,
+				    struct fusefs_budget *budget);
 struct fusefs_snap *fusefs_snap_ref(struct fusefs_snap *s);
 void fusefs_snap_unref(struct fusefs_snap *s); /* accepts NULL */
 

@@ -6,14 +6,17 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "../common/catalog_text.h"
 #include "../common/err.h"
 #include "../servers/hub.h"
 #include "../tree/snapshot.h"
 
 struct fusefs_source {
-	/* The server's tools (new array) and generation; starts it when needed
+	/* The server's tools (a new reference to the catalog's text, shared
+	 * with the hub where it can be) and generation; starts it when needed
 	 * and may block up to its connect timeout. NULL with @err. */
-	json_t *(*tools)(void *ctx, const char *server, uint64_t *generation, struct err *err);
+	struct catalog_text *(*tools)(void *ctx, const char *server, uint64_t *generation,
+				      struct err *err);
 	/* State, generation, why and log tail; never blocks on the server. */
 	void (*info)(void *ctx, const char *server, struct hub_server_info *out);
 	/* hub_notes: the server's instructions and skipped tools (new, or

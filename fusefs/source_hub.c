@@ -1,19 +1,34 @@
 #include "source.h"
 
-static json_t *hub_src_tools(void *ctx, const char *server, uint64_t *generation, struct err *err)
+#include <malloc.h>
+
+/* The hub's catalog itself, or the part of it the filter shows: either way
+ * the hub's one copy of the text, not another. */
+static struct catalog_text *hub_src_tools(void *ctx, const char *server, uint64_t *generation,
+					  struct err *err)
 {
 	const struct fusefs_hub_view *v = ctx;
-	json_t *all = hub_tools(v->hub, server, generation, err), *shown;
+	struct catalog_text *text = hub_catalog(v->hub, server, generation, err), *out = NULL;
+	json_t *all, *shown = NULL;
 	bool hide = false;
 
-	if (!all || !v->filter)
-		return all;
-	shown = v->filter->tools(v->filter->ctx, server, all, &hide);
+	if (!text || !v->filter)
+		return text;
+	all = catalog_text_tools(text);
+	if (all)
+		shown = v->filter->tools(v->filter->ctx, server, all, &hide);
+	if (shown)
+		out = catalog_text_subset(text, all, shown);
+	json_decref(shown);
 	json_decref(all);
-	if (!shown)
+	catalog_text_free(text);
+	/* The whole tree parsed for the filter (~4 KB a tool) is freed: its
+	 * pages go back, not kept as this thread's arena. */
+	malloc_trim(0);
+	if (!out)
 		err_set(err, hide ? EXIT_USAGE : EXIT_FAILED, "server '%s': %s", server,
 			hide ? "not open to this customer" : "out of memory");
-	return shown;
+	return out;
 }
 
 static void hub_src_info(void *ctx, const char *server, struct hub_server_info *out)

@@ -97,7 +97,8 @@ static struct folder *folder_get(struct serve_catalog *c, size_t i, struct err *
 	struct folder *f;
 	struct err e = {0};
 	uint64_t gen = 0;
-	json_t *tools, *notes;
+	struct catalog_text *tools;
+	json_t *notes;
 
 	hub_info(c->hub, name, &info);
 	pthread_mutex_lock(&c->lock);
@@ -111,21 +112,22 @@ static struct folder *folder_get(struct serve_catalog *c, size_t i, struct err *
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	tools = hub_tools(c->hub, name, &gen, &e);
+	/* The hub's text itself: the folder shares it, parses nothing. */
+	tools = hub_catalog(c->hub, name, &gen, &e);
 	if (!tools) {
 		hub_info(c->hub, name, &info);
-		f->cg = cg_server_new(c->root, i, NULL, e.text[0] ? e.text : info.why,
-				      info.log_tail[0] ? info.log_tail : NULL);
+		f->cg = cg_server_new_text(c->root, i, NULL, e.text[0] ? e.text : info.why,
+					   info.log_tail[0] ? info.log_tail : NULL);
 		if (err)
 			*err = e;
 	} else {
-		f->cg = cg_server_new(c->root, i, tools, NULL, NULL);
+		f->cg = cg_server_new_text(c->root, i, tools, NULL, NULL);
 		notes = f->cg ? hub_notes(c->hub, name) : NULL;
 		if (notes)
 			cg_server_set_notes(f->cg, notes);
 		json_decref(notes);
 	}
-	json_decref(tools);
+	catalog_text_free(tools);
 	if (!f->cg) {
 		free(f);
 		return NULL;

@@ -20,7 +20,6 @@
 #include "../common/id.h"
 #include "catalog_cache.h"
 #include "catalog_check.h"
-#include "catalog_text.h"
 #include "hub_hooks.h"
 #include "oauth.h"
 #include "server_log.h"
@@ -861,17 +860,23 @@ void hub_connect_all(struct hub *h, double timeout_s)
 	free(jobs);
 }
 
-json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err)
+struct catalog_text *hub_catalog(struct hub *h, const char *server, uint64_t *generation,
+				 struct err *err)
 {
 	struct hub_server *srv = find_server(h, server);
-	struct catalog_text *text;
-	json_t *tools;
 
 	if (!srv) {
 		err_set(err, EXIT_USAGE, "no server named '%s' in the config", server);
 		return NULL;
 	}
-	text = catalog(h, srv, 0, generation, err);
+	return catalog(h, srv, 0, generation, err);
+}
+
+json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err)
+{
+	struct catalog_text *text = hub_catalog(h, server, generation, err);
+	json_t *tools;
+
 	if (!text)
 		return NULL;
 	tools = catalog_text_tools(text);

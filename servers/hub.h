@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/catalog_text.h"
 #include "../common/err.h"
 #include "client.h"
 #include "config.h"
@@ -59,6 +60,10 @@ void hub_connect_all(struct hub *h, double timeout_s);
  * generation. Starts the server if needed, unless a fresh cached catalog
  * exists. NULL with @err when it cannot be had. */
 json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err);
+/* The same catalog as its compact text (common/catalog_text.h), not parsed:
+ * a new reference, for a holder that keeps it (a mount's snapshot). */
+struct catalog_text *hub_catalog(struct hub *h, const char *server, uint64_t *generation,
+				 struct err *err);
 /* One tool's Tool object as hub_tools would list it (new), found by its
  * exact name: parses that tool alone, for what runs on every call. NULL with
  * @err when the catalog cannot be had, NULL alone when it lists no such tool. */

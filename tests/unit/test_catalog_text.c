@@ -1,8 +1,8 @@
-/* servers/catalog_text: the compact catalog gives back the trees it was
+/* common/catalog_text: the compact catalog gives back the trees it was
  * built from (the whole array, or one tool by exact name), byte for byte. */
 #include <string.h>
 
-#include "../../servers/catalog_text.h"
+#include "../../common/catalog_text.h"
 #include "check.h"
 
 static const char CATALOG[] = "[{\"name\":\"b_tool\",\"title\":\"B\",\"inputSchema\":{\"type\":"
@@ -52,6 +52,44 @@ static void test_round_trip(void)
 	json_decref(tools);
 }
 
+/* A customer's part of a catalog shares its text and outlives it. */
+static void test_subset(void)
+{
+	json_t *tools = json_loads(CATALOG, JSON_ALLOW_NUL, NULL), *all, *shown, *foreign, *back;
+	struct catalog_text *c = catalog_text_new(tools), *sub, *whole;
+
+	all = catalog_text_tools(c);
+	CHECK(catalog_text_name(c, 0) && !strcmp(catalog_text_name(c, 0), "b_tool") &&
+		  !catalog_text_name(c, 2),
+	      "names by index; NULL for a tool without one");
+	whole = catalog_text_subset(c, all, all);
+	CHECK(whole == c, "everything shown: the catalog itself");
+	catalog_text_free(whole);
+	shown = json_array();
+	json_array_append(shown, json_array_get(all, 0));
+	json_array_append(shown, json_array_get(all, 3));
+	sub = catalog_text_subset(c, all, shown);
+	catalog_text_free(c);
+	CHECK(sub && catalog_text_count(sub) == 2, "two tools shown");
+	back = sub ? catalog_text_tools(sub) : NULL;
+	CHECK(json_equal(back, shown), "the part comes back equal, after the whole is dropped");
+	json_decref(back);
+	back = sub ? catalog_text_tool(sub, "é") : NULL;
+	CHECK(json_equal(back, json_array_get(tools, 3)), "a shown tool by name");
+	json_decref(back);
+	CHECK(sub && !catalog_text_tool(sub, "a_nul"), "a hidden tool is not found");
+	catalog_text_free(sub);
+	foreign = json_array();
+	json_array_append_new(foreign, json_object());
+	c = catalog_text_new(tools);
+	CHECK(!catalog_text_subset(c, all, foreign), "an object not of the catalog: NULL");
+	catalog_text_free(c);
+	json_decref(foreign);
+	json_decref(shown);
+	json_decref(all);
+	json_decref(tools);
+}
+
 static void test_empty_and_bad(void)
 {
 	json_t *empty = json_array(), *obj = json_object(), *back;
@@ -71,6 +109,7 @@ static void test_empty_and_bad(void)
 int main(void)
 {
 	test_round_trip();
+	test_subset();
 	test_empty_and_bad();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -39,11 +39,12 @@ static int idx(const char *server)
 	return -1;
 }
 
-static json_t *fake_tools(void *ctx, const char *server, uint64_t *generation, struct err *err)
+static struct catalog_text *fake_tools(void *ctx, const char *server, uint64_t *generation,
+				       struct err *err)
 {
 	int i = idx(server);
 	double delay;
-	json_t *t;
+	struct catalog_text *t;
 
 	(void)ctx;
 	pthread_mutex_lock(&fake.lock);
@@ -53,7 +54,7 @@ static json_t *fake_tools(void *ctx, const char *server, uint64_t *generation, s
 	if (delay > 0)
 		usleep((useconds_t)(delay * 1e6));
 	pthread_mutex_lock(&fake.lock);
-	t = json_incref(fake.tools[i]);
+	t = fake.tools[i] ? catalog_text_new(fake.tools[i]) : NULL;
 	*generation = fake.gen[i];
 	pthread_mutex_unlock(&fake.lock);
 	if (!t)
