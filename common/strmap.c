@@ -27,13 +27,20 @@ void strmap_init(struct strmap *m, size_t max)
 	m->cap = 0;
 	m->count = 0;
 	m->max = max;
+	m->borrowed = false;
+}
+
+void strmap_init_borrowed(struct strmap *m, size_t max)
+{
+	strmap_init(m, max);
+	m->borrowed = true;
 }
 
 void strmap_free(struct strmap *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->cap; i++)
+	for (i = 0; !m->borrowed && i < m->cap; i++)
 		free(m->slots[i].key);
 	free(m->slots);
 	m->slots = NULL;
@@ -110,7 +117,7 @@ int strmap_put(struct strmap *m, const char *key, size_t n, void *value, void **
 			return rc;
 	}
 	s = probe(m, key, n, hash);
-	s->key = strndup(key, n);
+	s->key = m->borrowed ? (char *)key : strndup(key, n);
 	if (!s->key)
 		return -ENOMEM;
 	s->hash = hash;
@@ -136,7 +143,8 @@ void *strmap_del(struct strmap *m, const char *key, size_t n)
 	if (!s->key)
 		return NULL;
 	value = s->value;
-	free(s->key);
+	if (!m->borrowed)
+		free(s->key);
 	i = (size_t)(s - m->slots);
 	for (j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
 		home = m->slots[j].hash & mask;

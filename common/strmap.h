@@ -1,9 +1,12 @@
 /* The one string-keyed hash map (open addressing, FNV-1a) with a ceiling on
  * its entry count, and its hash. Not thread-safe: the owner guards it. Keys
- * are copied; values are the owner's (the map never frees them). */
+ * are copied, or borrowed from the values where they hold them
+ * (strmap_init_borrowed: a mount's inodes, one per file walked); values are
+ * the owner's (the map never frees them). */
 #ifndef MCPFS_COMMON_STRMAP_H
 #define MCPFS_COMMON_STRMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,7 +20,7 @@ uint64_t strhash_add(uint64_t h, const void *p, size_t n);
 uint64_t strhash(const char *s, size_t n);
 
 struct strmap_slot {
-	char *key; /* owned; NULL marks an empty slot */
+	char *key; /* owned or borrowed; NULL marks an empty slot */
 	uint64_t hash;
 	void *value;
 };
@@ -26,10 +29,14 @@ struct strmap {
 	struct strmap_slot *slots; /* owned; cap is a power of two */
 	size_t cap;
 	size_t count;
-	size_t max; /* ceiling on count: puts past it fail with -ENOSPC */
+	size_t max;    /* ceiling on count: puts past it fail with -ENOSPC */
+	bool borrowed; /* keys are the caller's */
 };
 
 void strmap_init(struct strmap *m, size_t max);
+/* A map whose keys are not copied: each key given to strmap_put must be
+ * NUL-terminated after its @n bytes and outlive its entry. */
+void strmap_init_borrowed(struct strmap *m, size_t max);
 /* Frees the keys and the table, never the values; accepts a zeroed map. */
 void strmap_free(struct strmap *m);
 /* The value stored under @key (@n bytes, not NUL-terminated), or NULL. */

@@ -34,7 +34,7 @@ int fusefs_cache_init(struct fusefs_cache *c, struct fusefs_budget *budget, size
 {
 	c->budget = budget;
 	c->bytes = 0;
-	strmap_init(&c->map, max_entries);
+	strmap_init_borrowed(&c->map, max_entries);
 	return -pthread_mutex_init(&c->lock, NULL);
 }
 
@@ -106,8 +106,12 @@ struct fusefs_blob *fusefs_cache_put(struct fusefs_cache *c, const char *name,
 		return out;
 	}
 	if (!e) {
-		fresh = calloc(1, sizeof(*fresh));
-		if (fresh && strmap_put(&c->map, name, strlen(name), fresh, NULL) == 0)
+		size_t n = strlen(name);
+
+		fresh = calloc(1, sizeof(*fresh) + n + 1);
+		if (fresh)
+			memcpy(fresh->name, name, n);
+		if (fresh && strmap_put(&c->map, fresh->name, n, fresh, NULL) == 0)
 			e = fresh;
 		else
 			free(fresh);

@@ -39,6 +39,7 @@ struct fusefs_budget {
 struct fusefs_cached {
 	size_t len;		  /* the rendered size */
 	struct fusefs_blob *blob; /* one reference, or NULL once dropped */
+	char name[];		  /* the map's key: one allocation a file */
 };
 
 struct fusefs_cache {

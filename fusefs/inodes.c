@@ -34,7 +34,6 @@ static struct fusefs_node *node_new(const char *path, size_t n, enum fusefs_kind
 /* Called with the lock held. Steals @node on every path. */
 static int insert(struct fusefs_inodes *t, struct fusefs_node *node)
 {
-	char key[32];
 	size_t k;
 	int rc;
 
@@ -43,12 +42,12 @@ static int insert(struct fusefs_inodes *t, struct fusefs_node *node)
 		return -ENOSPC;
 	}
 	node->ino = t->next_ino;
-	k = ino_key(node->ino, key, sizeof(key));
-	rc = strmap_put(&t->by_ino, key, k, node, NULL);
+	k = ino_key(node->ino, node->ino_key, sizeof(node->ino_key));
+	rc = strmap_put(&t->by_ino, node->ino_key, k, node, NULL);
 	if (!rc) {
 		rc = strmap_put(&t->by_path, node->path, node->pathlen, node, NULL);
 		if (rc)
-			strmap_del(&t->by_ino, key, k);
+			strmap_del(&t->by_ino, node->ino_key, k);
 	}
 	if (rc) {
 		free(node);
@@ -61,12 +60,10 @@ static int insert(struct fusefs_inodes *t, struct fusefs_node *node)
 /* Called with the lock held: free @node if nothing keeps it. */
 static void reclaim(struct fusefs_inodes *t, struct fusefs_node *node)
 {
-	char key[32];
-
 	if (node->refs || node->nlookup)
 		return;
 	strmap_del(&t->by_path, node->path, node->pathlen);
-	strmap_del(&t->by_ino, key, ino_key(node->ino, key, sizeof(key)));
+	strmap_del(&t->by_ino, node->ino_key, strlen(node->ino_key));
 	free(node);
 }
 
@@ -78,8 +75,8 @@ int fusefs_inodes_init(struct fusefs_inodes *t, size_t max)
 	memset(t, 0, sizeof(*t));
 	t->max = max;
 	t->next_ino = FUSEFS_ROOT_INO;
-	strmap_init(&t->by_path, max);
-	strmap_init(&t->by_ino, max);
+	strmap_init_borrowed(&t->by_path, max);
+	strmap_init_borrowed(&t->by_ino, max);
 	rc = -pthread_mutex_init(&t->lock, NULL);
 	if (rc)
 		return rc;

@@ -32,12 +32,15 @@ struct fusefs_node {
 	uint64_t nlookup; /* the kernel's lookup count; table lock */
 	unsigned refs;	  /* handlers holding it; table lock */
 	const char *name; /* last component, inside path ("" for the top) */
+	char ino_key[17]; /* ino in hex: its by_ino key */
 	size_t pathlen;
 	char path[]; /* NUL-terminated */
 };
 
 struct fusefs_inodes {
 	pthread_mutex_t lock;
+	/* Both keyed by strings the node holds, not copies: a walk of a
+	 * 10,000-tool mount makes 30,000 nodes (issue 27). */
 	struct strmap by_path; /* path → node; lock */
 	struct strmap by_ino;  /* ino in hex → the same node; lock; owns the nodes */
 	uint64_t next_ino;     /* lock */
