@@ -1,9 +1,11 @@
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/paths.h"
 #include "../common/version.h"
@@ -218,8 +220,15 @@ int main(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct cli cli = {0};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t i;
 	int c, sub, rc = EXIT_USAGE;
+
+	/* One malloc arena a core, not glibc's eight: a mount's FUSE threads
+	 * would each keep the buffers they freed in an arena of their own
+	 * (~2 MB after a walk of 10,000 tools, issue 27); tcache still serves
+	 * small allocations without taking an arena's lock. */
+	mallopt(M_ARENA_MAX, cpus > 0 ? (int)cpus : 1);
 
 	/* Our own one-line messages replace getopt's, here and in subcommands. */
 	opterr = 0;
