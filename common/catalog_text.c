@@ -8,8 +8,9 @@
 #define NO_NAME ((size_t)-1)
 
 struct tool_slice {
-	size_t off, len; /* the Tool object in text */
-	size_t name;	 /* its name in names, NUL-terminated, or NO_NAME */
+	size_t off, len;  /* the Tool object in text */
+	size_t token_max; /* its longest token: jsonx_parse_own */
+	size_t name;	  /* its name in names, NUL-terminated, or NO_NAME */
 };
 
 struct catalog_text {
@@ -19,7 +20,7 @@ struct catalog_text {
 	char *names;		   /* every name, NUL-terminated: owned unless base */
 	size_t len;
 	size_t n;
-	size_t longest;		  /* the longest tool's text: no token is longer */
+	size_t longest;		  /* the longest token of any tool */
 	struct tool_slice *tools; /* owned, in catalog order */
 };
 
@@ -85,8 +86,9 @@ struct catalog_text *catalog_text_new(json_t *tools)
 			goto fail;
 		c->tools[i].off = c->len - len;
 		c->tools[i].len = len;
-		if (len > c->longest)
-			c->longest = len;
+		c->tools[i].token_max = jsonx_longest_token(c->text + c->len - len, len);
+		if (c->tools[i].token_max > c->longest)
+			c->longest = c->tools[i].token_max;
 		name = json_string_value(json_object_get(v, "name"));
 		c->tools[i].name = name ? names_len : NO_NAME;
 		if (name && append(&c->names, &names_len, &names_cap, name, strlen(name) + 1))
@@ -172,7 +174,7 @@ const char *catalog_text_name(const struct catalog_text *c, size_t i)
 
 json_t *catalog_text_at(const struct catalog_text *c, size_t i)
 {
-	return jsonx_parse_own(c->text + c->tools[i].off, c->tools[i].len, c->tools[i].len);
+	return jsonx_parse_own(c->text + c->tools[i].off, c->tools[i].len, c->tools[i].token_max);
 }
 
 bool catalog_text_same(const struct catalog_text *a, const struct catalog_text *b)

@@ -1,6 +1,7 @@
 #include "jsonx.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,37 @@ static size_t padded_read(void *buffer, size_t buflen, void *data)
 		}
 	}
 	return n;
+}
+
+size_t jsonx_longest_token(const char *text, size_t len)
+{
+	size_t i, start = 0, longest = 0;
+	bool in_string = false, in_word = false;
+
+	for (i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (in_string) {
+			if (c == '\\') {
+				i++;
+				continue;
+			}
+			if (c != '"')
+				continue;
+			in_string = false;
+			longest = i + 1 - start > longest ? i + 1 - start : longest;
+		} else if (c == '"' || (c && strchr("{}[],: \t\r\n", c))) {
+			in_word = false;
+			in_string = c == '"';
+			start = i;
+		} else if (!in_word) {
+			in_word = true;
+			start = i;
+		}
+		if (in_word)
+			longest = i + 1 - start > longest ? i + 1 - start : longest;
+	}
+	return longest;
 }
 
 json_t *jsonx_parse_own(const char *text, size_t len, size_t token_max)

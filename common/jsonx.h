@@ -20,5 +20,9 @@ int jsonx_array_sort(json_t *arr, int (*cmp)(const void *, const void *));
  * enough that every growth happens inside it: a byte lost there is a pad
  * byte, and no token after it grows the buffer. */
 json_t *jsonx_parse_own(const char *text, size_t len, size_t token_max);
+/* The longest token (a string with its quotes, a number, a keyword) of the
+ * @len bytes of valid JSON at @text: jsonx_parse_own's @token_max, whose
+ * padding costs as much to read as it is long. */
+size_t jsonx_longest_token(const char *text, size_t len);
 
 #endif
