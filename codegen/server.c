@@ -1,6 +1,7 @@
 /* One server's folder: README.md, the package indexes and three files per
  * tool, each rendered on demand. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,13 @@ struct cg_server {
 	char *status;  /* owned; non-NULL: the catalog could not be had */
 	char *detail;  /* owned or NULL */
 	json_t *notes; /* new reference or NULL: cg_server_set_notes */
+	/* The last tool parsed: a walk or a listing renders a tool's three
+	 * files one after the other, and a parse costs more than a render. */
+	struct memo {
+		pthread_mutex_t lock;
+		size_t index;
+		json_t *json; /* a reference, or NULL */
+	} * memo;	      /* owned */
 };
 
 static int cmp_entry(const void *a, const void *b)
@@ -68,10 +76,29 @@ static int add_entry(struct cg_server *s, const char *name, const char *ext)
 	return 0;
 }
 
-/* @t's Tool object, parsed: new, or NULL when out of memory. */
+/* @t's Tool object, parsed or the memo's: a new reference, or NULL when out
+ * of memory. Shared between threads as the tree of a whole catalog was:
+ * rendering only reads it. */
 static json_t *tool_json(const struct cg_server *s, const struct cg_tool *t)
 {
-	return catalog_text_at(s->catalog, t->index);
+	json_t *json = NULL, *old;
+
+	pthread_mutex_lock(&s->memo->lock);
+	if (s->memo->json && s->memo->index == t->index)
+		json = json_incref(s->memo->json);
+	pthread_mutex_unlock(&s->memo->lock);
+	if (json)
+		return json;
+	json = catalog_text_at(s->catalog, t->index);
+	if (!json)
+		return NULL;
+	pthread_mutex_lock(&s->memo->lock);
+	old = s->memo->json;
+	s->memo->json = json_incref(json);
+	s->memo->index = t->index;
+	pthread_mutex_unlock(&s->memo->lock);
+	json_decref(old);
+	return json;
 }
 
 static int cmp_by_ident(const void *a, const void *b)
@@ -147,8 +174,10 @@ struct cg_server *cg_server_new_text(const struct cg_root *r, size_t server_inde
 	s->t = r->t;
 	s->name = strdup(r->names[server_index]);
 	s->ident = strdup(r->idents[server_index]);
-	if (!s->name || !s->ident)
+	s->memo = calloc(1, sizeof(*s->memo));
+	if (!s->name || !s->ident || !s->memo)
 		goto out_free;
+	pthread_mutex_init(&s->memo->lock, NULL);
 	s->catalog = catalog_text_ref(tools);
 	if (!tools) {
 		s->status = strdup(status && *status ? status : "the catalog could not be had");
@@ -196,6 +225,11 @@ void cg_server_free(struct cg_server *s)
 	for (i = 0; s->tools && i < s->ntools; i++)
 		free(s->tools[i].ident);
 	catalog_text_free(s->catalog);
+	if (s->memo) {
+		json_decref(s->memo->json);
+		pthread_mutex_destroy(&s->memo->lock);
+		free(s->memo);
+	}
 	for (i = 0; i < s->nnames; i++)
 		free(s->entry_names[i]);
 	free(s->tools);
