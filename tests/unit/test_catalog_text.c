@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../../common/catalog_text.h"
+#include "../../common/jsonx.h"
 #include "check.h"
 
 static const char CATALOG[] = "[{\"name\":\"b_tool\",\"title\":\"B\",\"inputSchema\":{\"type\":"
@@ -90,6 +91,27 @@ static void test_subset(void)
 	json_decref(tools);
 }
 
+/* The padding's bound: the longest string (quotes and escapes counted as
+ * written), number or keyword; and a parse behind it gives the value back. */
+static void test_longest_token(void)
+{
+	static const char obj[] = "{\"a\":\"xyz\",\"b\":1234567,\"c\":[true,null]}";
+	static const char esc[] = "[\"a\\\"b\",\"\\\\\",false]";
+	json_t *v;
+
+	CHECK(jsonx_longest_token(obj, strlen(obj)) == 7, "a number: %zu",
+	      jsonx_longest_token(obj, strlen(obj)));
+	CHECK(jsonx_longest_token(esc, strlen(esc)) == 6, "an escaped quote stays inside: %zu",
+	      jsonx_longest_token(esc, strlen(esc)));
+	CHECK(jsonx_longest_token("[]", 2) == 0, "no token");
+	v = jsonx_parse_own(esc, strlen(esc), 6);
+	CHECK(json_array_size(v) == 3 && !strcmp(json_string_value(json_array_get(v, 0)), "a\"b") &&
+		  json_is_false(json_array_get(v, 2)),
+	      "parsed behind the padding");
+	json_decref(v);
+	CHECK(!jsonx_parse_own("[1,", 3, 1), "not JSON: NULL");
+}
+
 static void test_empty_and_bad(void)
 {
 	json_t *empty = json_array(), *obj = json_object(), *back;
@@ -110,6 +132,7 @@ int main(void)
 {
 	test_round_trip();
 	test_subset();
+	test_longest_token();
 	test_empty_and_bad();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
