@@ -236,6 +236,7 @@ int main(int argc, char **argv)
 {
 	int n, i, sfd, nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 	double *m, *b, mm, bm;
+	char point[4300]; /* the shared skills' mount point, made in skills */
 
 	if (argc < 4 || (n = atoi(argv[2])) < 1) {
 		fprintf(stderr, "usage: jail_start BWRAP N PROGRAM [ARGS...]\n");
@@ -287,6 +288,14 @@ int main(int argc, char **argv)
 	rmdir(servers);
 	rmdir(tree);
 	rmdir(ws);
+	{
+		char point[4300]; /* the jail's mount point for the shared skills */
+
+		snprintf(point, sizeof(point), "%s/shared", skills);
+		rmdir(point);
+	}
+	snprintf(point, sizeof(point), "%s/shared", skills);
+	rmdir(point);
 	rmdir(skills);
 	rmdir(shared);
 	rmdir(run);

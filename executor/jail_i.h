@@ -46,6 +46,10 @@ struct jail {
 	/* child, neutral binds: src_fds holds a detached copy of the source's
 	 * mount (read-write: of its parent's), these src and work in it; -1 */
 	int upper_fds[JAIL_MAX_BINDS], work_fds[JAIL_MAX_BINDS];
+	/* child, neutral binds: the source itself, bound as it is where the
+	 * kernel makes no such overlay (Debian 12's 6.1 takes no layer from a
+	 * detached mount; tmpfs before 6.6 has no user xattrs); -1 */
+	int plain_fds[JAIL_MAX_BINDS];
 	bool as_bind[JAIL_MAX_BINDS]; /* child: bound as it is, not as an overlay */
 };
 

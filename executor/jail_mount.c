@@ -115,6 +115,9 @@ int jail_mount_open_child(struct jail *j, char *why, size_t n)
 	for (i = 0; i < j->spec->nbinds; i++) {
 		b = &j->spec->binds[i];
 		j->upper_fds[i] = j->work_fds[i] = -1;
+		j->plain_fds[i] = b->neutral ? open(b->src, O_PATH | O_CLOEXEC) : -1;
+		if (b->neutral && j->plain_fds[i] < 0)
+			return jail_why(why, n, "open(%s, O_PATH)", b->src);
 		if (b->neutral && b->rw) {
 			j->as_bind[i] = false;
 			if (open_upper(j, i, why, n) < 0)
@@ -393,8 +396,10 @@ int jail_mount_setup_child(struct jail *j, char *why, size_t n)
 			return -1;
 		if (!j->as_bind[i] && empty < 0 && (empty = empty_layer(why, n)) < 0)
 			return -1;
+		/* A kernel that makes no such overlay gets the plain bind. */
 		if (!j->as_bind[i]
-			? overlay_bind(j, i, empty, dst, why, n) < 0
+			? overlay_bind(j, i, empty, dst, why, n) < 0 &&
+			      bind_fd(j->plain_fds[i], dst, s->binds[i].rw, false, why, n) < 0
 			: bind_fd(j->src_fds[NFIXED + i], dst, s->binds[i].rw, false, why, n) < 0)
 			return -1;
 	}
@@ -411,6 +416,8 @@ int jail_mount_setup_child(struct jail *j, char *why, size_t n)
 			close(j->upper_fds[i]);
 		if (j->work_fds[i] >= 0)
 			close(j->work_fds[i]);
+		if (j->plain_fds[i] >= 0)
+			close(j->plain_fds[i]);
 	}
 	if (empty >= 0)
 		close(empty);

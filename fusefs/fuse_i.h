@@ -10,8 +10,11 @@
 #include "lookup.h"
 
 /* How long the kernel may keep entries and attributes. Changes are pushed by
- * invalidation, so this only bounds the damage of a notification lost. */
-#define FUSEFS_TIMEOUT_S 60.0
+ * invalidation (a swap the queue cannot take flushes everything, inval.h),
+ * so this only bounds the damage of a notification the kernel refused. Past
+ * it a walk costs a LOOKUP a file again: 60 s made an agent's second walk a
+ * minute later one round trip a file slower. */
+#define FUSEFS_TIMEOUT_S 3600.0
 
 /* The operation table; userdata is the struct fusefs_tree. */
 extern const struct fuse_lowlevel_ops fusefs_ops;

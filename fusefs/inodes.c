@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,4 +192,47 @@ size_t fusefs_inodes_count(struct fusefs_inodes *t)
 	n = t->by_ino.count;
 	pthread_mutex_unlock(&t->lock);
 	return n;
+}
+
+long fusefs_inodes_known(struct fusefs_inodes *t, struct fusefs_known **out)
+{
+	struct fusefs_known *k;
+	struct fusefs_node *node;
+	long n = 0;
+	bool ok;
+	size_t i;
+
+	pthread_mutex_lock(&t->lock);
+	k = calloc(t->by_ino.count, sizeof(*k)); /* at least the top */
+	ok = k != NULL;
+	for (i = 0; ok && i < t->by_ino.cap; i++) {
+		node = t->by_ino.slots[i].value;
+		if (!t->by_ino.slots[i].key || !node->nlookup ||
+		    (node->kind != FUSEFS_SERVER_DIR && node->kind != FUSEFS_SERVER_FILE))
+			continue;
+		k[n].name = strdup(node->name);
+		ok = k[n].name != NULL;
+		k[n].ino = node->ino;
+		k[n].parent = node->parent;
+		k[n].kind = node->kind;
+		n += ok;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (!ok) {
+		fusefs_known_free(k, n);
+		return -ENOMEM;
+	}
+	*out = k;
+	return n;
+}
+
+void fusefs_known_free(struct fusefs_known *k, long n)
+{
+	long i;
+
+	if (!k)
+		return;
+	for (i = 0; i < n; i++)
+		free(k[i].name);
+	free(k);
 }

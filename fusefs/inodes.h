@@ -68,4 +68,18 @@ void fusefs_inodes_forget(struct fusefs_inodes *t, uint64_t ino, uint64_t nlooku
 /* Live nodes. */
 size_t fusefs_inodes_count(struct fusefs_inodes *t);
 
+/* A server folder or file the kernel holds: inode @ino, named @name in
+ * folder @parent. */
+struct fusefs_known {
+	uint64_t ino;
+	uint64_t parent;
+	enum fusefs_kind kind;
+	char *name; /* owned */
+};
+/* Copies of every server folder and file whose lookup count is above 0 (the
+ * kernel may cache it): sets *out to an array and returns its length, or
+ * -ENOMEM (*out untouched). Free it with fusefs_known_free. */
+long fusefs_inodes_known(struct fusefs_inodes *t, struct fusefs_known **out);
+void fusefs_known_free(struct fusefs_known *k, long n); /* accepts NULL */
+
 #endif

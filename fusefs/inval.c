@@ -6,10 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Ceiling on swaps waiting; past it a swap is dropped and what the kernel
- * holds from it lasts until its timeout (FUSEFS_TIMEOUT_S) instead. */
-#define INVAL_QUEUE_MAX 4096
-
 struct fusefs_inval_job {
 	struct fusefs_inval_job *next;
 	size_t server;
@@ -98,6 +94,27 @@ out_unref:
 	fusefs_snap_unref(cur);
 }
 
+/* A swap was lost: drop whatever the kernel holds below the server folders,
+ * as run_job does for one folder (the folders' inodes, so their listings,
+ * and each file's entry and inode). The top never changes. */
+static void run_flush(struct fusefs_inval *v)
+{
+	struct fusefs_known *k;
+	long i, n = fusefs_inodes_known(&v->tree->inodes, &k);
+
+	if (n < 0) {
+		fprintf(stderr, "mcpfs: mount: out of memory invalidating after a lost change; "
+				"the kernel's copy lasts until its timeout\n");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (k[i].kind == FUSEFS_SERVER_FILE)
+			v->ops.inval_entry(v->ops.ctx, k[i].parent, k[i].name);
+		v->ops.inval_inode(v->ops.ctx, k[i].ino);
+	}
+	fusefs_known_free(k, n);
+}
+
 static struct timespec tick_deadline(double s)
 {
 	struct timespec ts;
@@ -136,6 +153,15 @@ static void *inval_thread(void *arg)
 			pthread_cond_broadcast(&v->cond);
 			continue;
 		}
+		if (v->lost) {
+			v->lost = false;
+			pthread_mutex_unlock(&v->lock);
+			run_flush(v);
+			pthread_mutex_lock(&v->lock);
+			v->queued--;
+			pthread_cond_broadcast(&v->cond);
+			continue;
+		}
 		if (pthread_cond_timedwait(&v->cond, &v->lock, &until) != ETIMEDOUT)
 			continue;
 		/* The poll may swap snapshots, which queues jobs: no lock held. */
@@ -162,14 +188,14 @@ int fusefs_inval_start(struct fusefs_inval *v, struct fusefs_tree *tree,
 	return 0;
 }
 
-/* Queue @j, or free it when stopped or past @limit jobs. */
-static void enqueue(struct fusefs_inval *v, struct fusefs_inval_job *j, size_t limit)
+/* Queue @j; or free it and return false when stopped or past @limit jobs. */
+static bool enqueue(struct fusefs_inval *v, struct fusefs_inval_job *j, size_t limit)
 {
 	pthread_mutex_lock(&v->lock);
 	if (v->stop || v->queued >= limit) {
 		pthread_mutex_unlock(&v->lock);
 		job_free(j);
-		return;
+		return false;
 	}
 	if (v->tail)
 		v->tail->next = j;
@@ -179,6 +205,20 @@ static void enqueue(struct fusefs_inval *v, struct fusefs_inval_job *j, size_t l
 	v->queued++;
 	pthread_cond_broadcast(&v->cond);
 	pthread_mutex_unlock(&v->lock);
+	return true;
+}
+
+/* A swap could not be queued: flush once the jobs ahead are done (one flush
+ * covers any number of lost swaps). */
+static void lose(struct fusefs_inval *v)
+{
+	pthread_mutex_lock(&v->lock);
+	if (!v->stop && !v->lost) {
+		v->lost = true;
+		v->queued++;
+		pthread_cond_broadcast(&v->cond);
+	}
+	pthread_mutex_unlock(&v->lock);
 }
 
 void fusefs_inval_push(void *ctx, size_t server, struct fusefs_snap *old,
@@ -187,15 +227,16 @@ void fusefs_inval_push(void *ctx, size_t server, struct fusefs_snap *old,
 	struct fusefs_inval_job *j = calloc(1, sizeof(*j));
 
 	if (!j) {
-		fprintf(stderr, "mcpfs: mount: out of memory queueing an invalidation\n");
 		fusefs_snap_unref(old);
 		fusefs_snap_unref(new_snap);
+		lose(ctx);
 		return;
 	}
 	j->server = server;
 	j->old = old;
 	j->new_snap = new_snap;
-	enqueue(ctx, j, INVAL_QUEUE_MAX);
+	if (!enqueue(ctx, j, FUSEFS_INVAL_QUEUE_MAX))
+		lose(ctx);
 }
 
 void fusefs_inval_listed(void *ctx, size_t server, struct fusefs_snap *snap, size_t first,
@@ -212,7 +253,7 @@ void fusefs_inval_listed(void *ctx, size_t server, struct fusefs_snap *snap, siz
 	j->first = first;
 	j->count = count;
 	/* Stores are an optimization: they never crowd out an invalidation. */
-	enqueue(ctx, j, INVAL_QUEUE_MAX / 2);
+	enqueue(ctx, j, FUSEFS_INVAL_QUEUE_MAX / 2);
 }
 
 bool fusefs_inval_drain(struct fusefs_inval *v, double timeout_s)

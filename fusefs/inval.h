@@ -17,6 +17,12 @@
 #include "lookup.h"
 #include "snap.h"
 
+/* Ceiling on jobs waiting. A swap past it is not queued: once the queue
+ * ahead is through, everything the kernel holds below the server folders is
+ * invalidated instead (what the swap's own job would have dropped is in
+ * there), so no change is missed for long entry and attribute timeouts. */
+#define FUSEFS_INVAL_QUEUE_MAX 4096
+
 /* The kernel side, behind pointers so tests can record the calls. Each
  * returns 0 or -errno (-ENOENT: the kernel holds nothing for it). */
 struct fusefs_notify_ops {
@@ -37,7 +43,8 @@ struct fusefs_inval {
 	pthread_cond_t cond;
 	struct fusefs_inval_job *head; /* lock: FIFO of swaps */
 	struct fusefs_inval_job *tail; /* lock */
-	size_t queued;		       /* lock: jobs queued or running */
+	size_t queued;		       /* lock: jobs queued or running, the flush too */
+	bool lost;		       /* lock: a swap was not queued; flush when through */
 	bool stop;		       /* lock */
 	bool started;
 	pthread_t thread;

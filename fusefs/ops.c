@@ -311,6 +311,10 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	fuse_reply_err(req, EROFS);
 }
 
+/* No ioctl handler: libfuse answers ENOSYS, which the kernel passes on as
+ * ENOTTY, but keeps no answer: every ioctl on a file comes here (seen on 6.18;
+ * fs/fuse/ioctl.c), so CPython's open() (isatty) costs a round trip a file,
+ * the one request of a warm walk (tests/e2e/test_mount_walk.py). */
 const struct fuse_lowlevel_ops fusefs_ops = {
     .init = op_init,
     .lookup = op_lookup,

@@ -3,14 +3,15 @@
 # pinned npm MCP servers (servers/package-lock.json) and the test tools
 # (tests/node/package-lock.json). Says what it needs when it cannot.
 # --test: also what only the tests use (qemu and busybox for the cgroup v2
-# guest of tests/vm, zsh to try its completion). --bench: also what only the
+# guest of tests/vm, zsh to try its completion, tmux for what a terminal
+# shows, strace to count a walk's requests). --bench: also what only the
 # benchmarks use (bubblewrap, the baseline of bench/jail_start.sh).
 set -eu
 cd "$(dirname "$0")/.."
 
 debs="build-essential pkg-config libfuse3-dev fuse3 libjansson-dev libcurl4-openssl-dev
 libpcre2-dev libseccomp-dev libmicrohttpd-dev libssl-dev python3 python3-pytest python3-mypy nodejs npm clang-format e2fsprogs"
-[ "${1-}" != --test ] || debs="$debs qemu-system-x86 busybox-static xz-utils zsh"
+[ "${1-}" != --test ] || debs="$debs qemu-system-x86 busybox-static xz-utils zsh tmux strace"
 [ "${1-}" != --bench ] || debs="$debs bubblewrap"
 missing=""
 for p in $debs; do

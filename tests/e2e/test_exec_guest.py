@@ -1,6 +1,7 @@
 """What this host cannot show, in a guest (tests/vm/run.sh): the jail's
 cgroup v2 path, with cgroup v2 alone (here memory and pids belong to cgroup
-v1), in the three ways a host may place mcpfs; and a data root on a file
+v1), in the three ways a host may place mcpfs and as a normal user in a
+group delegated to it; and a data root on a file
 system without renameat2's flags (9p there, NFS elsewhere). One guest per
 build runs every case (tests/vm/guest_cases.py); each test checks one."""
 import json
@@ -37,6 +38,21 @@ def test_alone_in_a_delegated_group(v2):
     assert (a["rc"], a["res"]["stdout"], a["stderr"]) == (0, "0::/\n", ""), a
     assert v2["alone_groups"] == ["mcpfs.main"]  # the run's group is gone
     assert {"memory", "pids"} <= set(v2["alone_subtree_control"])
+
+
+def test_rootless_in_a_delegated_group(v2):
+    """A normal user in a group delegated to it (a scope of systemd's
+    user@UID.service) gets the run's memory and pids limits as root does,
+    and the code runs in a cgroup namespace of its own, as the jail's user
+    (JAIL_INNER_ID, the caller's uid outside)."""
+    r = v2["user_run"]
+    assert (r["rc"], r["stderr"]) == (0, ""), r
+    assert r["res"]["stdout"].split() == ["1000", "0::/"], r
+    assert {"memory", "pids"} <= set(r["res"]["limits_in_force"]), r
+    m = v2["user_memory"]["res"]
+    assert m and m["signal"] == signal.SIGKILL and m["limits"] == ["memory"], v2["user_memory"]
+    assert "ALLOWED" not in m["stdout"]
+    assert v2["user_groups"] == ["mcpfs.main"]  # the run's group is gone
 
 
 def test_memory_limit(v2):

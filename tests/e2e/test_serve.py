@@ -69,6 +69,19 @@ def test_inspector_over_http_with_token(mcpfs, host_unchanged):
         assert s.stop() == 0
 
 
+def sent_progress(out):
+    """The progress notifications serve wrote before execute_code's result,
+    as the SDK client's transport read them; the SDK delivered a prefix of
+    them (a notification read with the result is dropped: typescript-sdk#2580)."""
+    wire = out["wire"]
+    result = max(i for i, m in enumerate(wire) if "response" in m)
+    progress = [m for m in wire[:result] if "progress" in m]
+    assert not [m for m in wire[result:] if "progress" in m], wire
+    delivered = [p["progress"] for p in out["delivered"]]
+    assert delivered == [p["progress"] for p in progress][:len(delivered)], out
+    return progress
+
+
 @pytest.mark.parametrize("front", ["http", "stdio"])
 def test_sdk_progress_and_cancel(mcpfs, host_unchanged, front):
     serve_config(mcpfs)
@@ -78,9 +91,10 @@ def test_sdk_progress_and_cancel(mcpfs, host_unchanged, front):
     try:
         out = sdk(mcpfs, "progress", *target)
         assert out["result"]["tool_calls"] == 5 and out["result"]["stdout"] == "total 120\n"
-        values = [p["progress"] for p in out["progress"]]
-        assert len(values) >= 5 and values == sorted(set(values)), out["progress"]
-        assert "5 tool calls" in " ".join(p.get("message", "") for p in out["progress"])
+        progress = sent_progress(out)
+        values = [p["progress"] for p in progress]
+        assert len(values) >= 5 and values == sorted(set(values)), progress
+        assert "5 tool calls" in " ".join(p.get("message", "") for p in progress)
         out = sdk(mcpfs, "cancel", *target)
         # the run ended (its task record written after the jail was reaped)
         # within 1 s of notifications/cancelled
@@ -105,12 +119,13 @@ def test_sdk_host_hears_the_servers_progress(mcpfs, host_unchanged):
     finally:
         assert s.stop() == 0
     assert out["result"]["exit_code"] == 0, out
-    messages = [p.get("message", "") for p in out["progress"]]
+    progress = sent_progress(out)
+    messages = [p.get("message", "") for p in progress]
     assert any("everything.trigger-long-running-operation: " in m and "/3" in m
                for m in messages), messages
     assert any("everything.simulate-research-query: " in m for m in messages), messages
-    values = [p["progress"] for p in out["progress"]]
-    assert values == sorted(set(values)), out["progress"]
+    values = [p["progress"] for p in progress]
+    assert values == sorted(set(values)), progress
 
 
 def test_bad_input_over_stdio(mcpfs, host_unchanged):

@@ -2,7 +2,8 @@
 // usage: node serve_client.mjs SCENARIO (--http URL [--token T] | --stdio CMD ARG...)
 // Prints one JSON object on stdout with what it saw; exit 0 unless it broke.
 //   progress [CODE]  execute_code making 5 tool calls (or of CODE), with a
-//              progress token
+//              progress token: the messages as they came (wire), and the
+//              progress the SDK delivered
 //   cancel     execute_code of `while True: pass`, aborted at its first progress;
 //              reports how long after the abort the run's task record appeared
 //   many N     N sessions at once, each running code that calls a tool
@@ -60,15 +61,31 @@ for i in range(5):
 print("total", total)
 `;
 
+// What the server wrote, in order, as the transport read it: the SDK (1.x)
+// hands a notification to onprogress a microtask late, so one that arrives
+// in the same read as the result finds its handler gone and is dropped
+// (typescript-sdk#2580), which no server can prevent.
+function wireLog(client) {
+  const wire = [];
+  const inner = client.transport.onmessage;
+  client.transport.onmessage = (message, extra) => {
+    if (message.method === "notifications/progress") wire.push(message.params);
+    else if ("result" in message || "error" in message) wire.push({ response: message.id });
+    inner?.(message, extra);
+  };
+  return wire;
+}
+
 async function progress() {
   const client = await connect();
+  const wire = wireLog(client);
   const seen = [];
   const result = await client.callTool(
     { name: "execute_code", arguments: { code: progressCode ?? FIVE_CALLS, description: "five calls" } },
     undefined,
     { onprogress: (p) => seen.push(p), timeout: 120000 });
   await client.close();
-  return { progress: seen, result: result.structuredContent, text: text(result) };
+  return { wire, delivered: seen, result: result.structuredContent, text: text(result) };
 }
 
 async function tasks(client) {

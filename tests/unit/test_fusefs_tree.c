@@ -589,6 +589,37 @@ static void test_change(struct fusefs_tree *t, struct fusefs_inval *v)
 	CHECK(look(t, alpha, "get_sum.py", NULL), "tool files are back");
 }
 
+/* A swap the full queue cannot take is not lost: once the jobs ahead are
+ * through, whatever the kernel holds below the server folders is dropped. */
+static void test_lost(struct fusefs_tree *t)
+{
+	struct fusefs_notify_ops nops = {.inval_inode = rec_inode, .inval_entry = rec_entry};
+	struct fusefs_inval *q = fusefs_inval_new(60);
+	uint64_t servers, alpha, sum;
+	int i;
+
+	servers = look(t, FUSEFS_ROOT_INO, "servers", NULL);
+	alpha = look(t, servers, "alpha", NULL);
+	sum = look(t, alpha, "get_sum.py", NULL);
+	CHECK(q && alpha && sum, "a queue, and names the kernel holds");
+	if (!q || !alpha || !sum) {
+		fusefs_inval_free(q);
+		return;
+	}
+	/* No thread yet: jobs of no snapshot (nothing to do) fill the queue. */
+	for (i = 0; i < FUSEFS_INVAL_QUEUE_MAX; i++)
+		fusefs_inval_push(q, 0, NULL, NULL);
+	rec_clear();
+	fusefs_inval_push(q, 0, NULL, NULL);
+	CHECK(fusefs_inval_start(q, t, &nops) == 0, "the thread starts");
+	CHECK(fusefs_inval_drain(q, 30), "the queue and the flush ran");
+	CHECK(recorded(alpha, "get_sum.py"), "a file's entry was invalidated");
+	CHECK(recorded(sum, NULL), "the file's inode was invalidated");
+	CHECK(recorded(alpha, NULL), "the folder's inode (its listing) was invalidated");
+	CHECK(!recorded(FUSEFS_ROOT_INO, "servers"), "the top stays");
+	fusefs_inval_free(q);
+}
+
 int main(void)
 {
 	const char *const cfg_names[NSERVERS] = {"alpha", "beta", "slow-one"};
@@ -628,6 +659,7 @@ int main(void)
 	test_failure(t);
 	test_slow(t, v);
 	test_change(t, v);
+	test_lost(t);
 
 	/* Loaders first (they queue swaps), then the queue (its jobs hold
 	 * snapshots charged to the tree's budget), then the tree. */

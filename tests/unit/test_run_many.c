@@ -19,6 +19,7 @@
 #include "../../executor/run.h"
 #include "../../servers/config.h"
 #include "../../servers/hub.h"
+#include "../../workspaces/idle.h"
 #include "../../workspaces/workspace.h"
 #include "check.h"
 
@@ -252,7 +253,8 @@ int main(void)
 	config_free(&cfg);
 	snprintf(runs, sizeof(runs), "%s/run", root);
 	CHECK(entries(runs) == 0, "no run folder or socket left in %s", runs);
-	fsx_remove_tree(root);
+	CHECK(ws_unmount_unused(root, &e) == 2, "both workspaces unmounted: %s", e.text);
+	CHECK(fsx_remove_tree(root) == 0, "%s removed", root);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 """Run inside the guest of tests/vm/run.sh (cgroup v2 alone; the host's
 folders shown over 9p): `mcpfs exec` under the three ways a cgroup v2 host
 may place it, the limits only cgroup v2 can give here, and what each left in
-the cgroup tree; then trees and skills written on SHARE, a file system
+the cgroup tree, and as a normal user in a group delegated to it; then trees and skills written on SHARE, a file system
 without renameat2's flags (as NFS). Prints one JSON object; tests/e2e/test_exec_guest.py
 reads it.
 usage: guest_cases.py MCPFS SHARE [ENV_JSON]"""
@@ -17,6 +17,7 @@ ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", **json.loads(sys.argv[3] if len(
 JAIL = Path(__file__).resolve().parent.parent / "jail"
 CG = Path("/sys/fs/cgroup")
 CFG = Path("/tmp/mcpfs.json")
+UID = 64100  # a normal user, as tests/conftest.py's ROOTLESS_UID
 CFG.write_text('{"mcpServers": {}}')
 
 
@@ -65,6 +66,39 @@ def shared_root(out: dict) -> None:
     out["share_skills"] = sorted(p.name for p in (SHARE / "root" / "skills-shared").iterdir())
 
 
+def delegated(group: Path) -> Path:
+    """@group made and delegated to UID, as systemd delegates a unit's group
+    to its user (the folder, cgroup.procs, cgroup.threads and
+    cgroup.subtree_control the user's)."""
+    group.mkdir()
+    for p in (group, group / "cgroup.procs", group / "cgroup.threads",
+              group / "cgroup.subtree_control"):
+        os.chown(p, UID, UID)
+    return group
+
+
+def rootless_delegated(out: dict) -> None:
+    """A normal user in groups delegated to it, as systemd's user@UID.service
+    with a scope per program: the rootless jail has memory and pids limits
+    there, as root's has."""
+    user = delegated(CG / f"user@{UID}.service")
+    (user / "cgroup.subtree_control").write_text("+memory +pids")
+    home = Path("/tmp/user")
+    home.mkdir()
+    os.chown(home, UID, UID)
+    as_user = ("setpriv", f"--reuid={UID}", f"--regid={UID}", "--clear-groups", "--")
+    kw = {"root": str(home / "root"), "env": {"HOME": str(home)}}
+    run = delegated(user / "run.scope")
+    out["user_run"] = exec_json("import os\nprint(os.getuid(), "
+                                "open('/proc/self/cgroup').read().strip())\n",
+                                prefix=started_in(run) + as_user, **kw)
+    out["user_groups"] = sorted(d.name for d in run.iterdir() if d.is_dir())
+    out["user_memory"] = exec_json((JAIL / "memory_heap.py").read_text(), "--memory", "64",
+                                   "--timeout", "120",
+                                   prefix=started_in(delegated(user / "memory.scope")) + as_user,
+                                   **kw)
+
+
 def run_groups(group: Path) -> list:
     return sorted(d.name for d in group.iterdir() if d.is_dir() and d.name.startswith("mcpfs-"))
 
@@ -108,6 +142,7 @@ def main() -> None:
     finally:
         sleeper.kill()
         sleeper.wait()
+    rootless_delegated(out)
     shared_root(out)
     print(json.dumps(out))
 
