@@ -27,8 +27,12 @@ int jsonx_array_sort(json_t *arr, int (*cmp)(const void *, const void *))
 
 /* jansson's token buffer (strbuffer.c) starts at 16 bytes and doubles when a
  * byte would fill it: the byte whose growth fails, and is lost, is the one at
- * index 2^k - 1 of the token. */
+ * index 2^k - 1 of the token. A number or keyword holds one byte more while
+ * the lexer looks past its end. */
 #define LEX_BUF_MIN 16
+/* Pad bytes after the pad's last growth: a failed growth is tried again on
+ * each of them before the pad's closing quote could be the byte lost. */
+#define PAD_RETRIES 16
 
 /* What the lexer reads: `["` pad `",` text `]`. */
 struct padded {
@@ -102,17 +106,20 @@ size_t jsonx_longest_token(const char *text, size_t len)
 
 json_t *jsonx_parse_own(const char *text, size_t len, size_t token_max)
 {
-	/* The pad token, quotes included, is 1.5 P long for a power of two P
-	 * above any token: its growths happen at indexes below P, its closing
-	 * quote (index 1.5 P - 1) is never the byte lost, and it leaves the
-	 * buffer 2 P long, which no later token fills. */
+	/* For the power of two Q above any token (and its look-ahead byte),
+	 * the pad token, quotes included, is Q/2 + PAD_RETRIES long: its last
+	 * growth (to Q, at index Q/2 - 1) is a pad byte, its closing quote is at
+	 * no growth index, and no later token fills a buffer of Q. Lexing the
+	 * pad costs as much as lexing text, so it is no longer than that. Q
+	 * starts where Q/2 - 1 is a growth index and the retries end below
+	 * Q - 1, the next one. */
 	struct padded p = {.text = text, .len = len};
-	size_t big = LEX_BUF_MIN;
+	size_t q = 2 * (LEX_BUF_MIN + PAD_RETRIES);
 	json_t *all, *v;
 
-	while (big <= token_max)
-		big *= 2;
-	p.pad = big + big / 2 - 2;
+	while (q <= token_max + 1)
+		q *= 2;
+	p.pad = q / 2 + PAD_RETRIES - 2;
 	all = json_load_callback(padded_read, &p, JSON_ALLOW_NUL, NULL);
 	v = json_array_size(all) == 2 ? json_incref(json_array_get(all, 1)) : NULL;
 	json_decref(all);
