@@ -64,9 +64,10 @@ struct run {
 	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
 	char work[4096];	  /* the skills overlay's work folder (run_work.h); "" */
 	char lock_path[4200];
-	int lock_fd; /* lock_path, locked while the run lives; else -1 */
-	int ws_hold; /* the workspace held (workspaces/idle.h) when we opened it; else -1 */
-	int slot_fd; /* the customer's maxRuns slot (policy_run_slot), else -1 */
+	int lock_fd;	 /* lock_path, locked while the run lives; else -1 */
+	int ws_hold;	 /* the workspace held (workspaces/idle.h) when we opened it; else -1 */
+	int slot_fd;	 /* the customer's maxRuns slot (policy_run_slot), else -1 */
+	bool pool_noted; /* run_pool_take noted it: run_pool_done at the end */
 	struct search_source policed; /* the bridge's search under the customer's policy */
 	char token[64], env_token[128];
 	char rt_paths[RUN_MAX_FILES][128]; /* jail paths of the runtime files */
@@ -713,8 +714,10 @@ int run_start(struct run *r, struct err *err)
 			 sizeof(r->tree), err) < 0)
 		return -1;
 	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
-	if (o->pool && o->capture)
+	if (o->pool && o->capture) {
 		parked = run_pool_take(o->pool, o, r->tree);
+		r->pool_noted = true;
+	}
 	if (parked)
 		run_adopt(r, parked);
 	else if (run_id_new(r->id, sizeof(r->id)) < 0)
@@ -797,6 +800,8 @@ void run_free(struct run *r)
 	buf_free(&r->errs.b);
 	json_decref(r->calls);
 	json_decref(r->by_tool);
+	if (r->pool_noted)
+		run_pool_done(r->o->pool, r->o); /* its customer's next jail may be made */
 	free(r);
 }
 

@@ -16,6 +16,9 @@
 
 #define POOL_DEFAULT_MAX 8
 #define POOL_DEFAULT_IDLE_S 10.0
+/* A customer's runs in flight hold back its next jail this long at most:
+ * made meanwhile, it would take CPU from the run being answered. */
+#define POOL_REFILL_WAIT_MS 1000.0
 
 struct parked {
 	struct run *r; /* NULL: a free slot */
@@ -29,7 +32,8 @@ struct parked {
 struct want {
 	char customer[ID_MAX + 1]; /* "": a free slot */
 	enum run_lang lang;
-	double at; /* ms, its last run */
+	double at;     /* ms, its last run */
+	unsigned busy; /* its runs in flight (run_pool_take to run_pool_done) */
 };
 
 struct run_pool {
@@ -108,6 +112,11 @@ static bool want_due(struct run_pool *p, double now, double *next, struct want *
 		}
 		if (due < *next)
 			*next = due;
+		if (w->busy && now < w->at + POOL_REFILL_WAIT_MS) {
+			if (w->at + POOL_REFILL_WAIT_MS < *next)
+				*next = w->at + POOL_REFILL_WAIT_MS;
+			continue;
+		}
 		if (!found && count_parked(p, w, &all) < p->o.per_customer && all < p->o.max) {
 			*out = *w;
 			found = true;
@@ -290,6 +299,7 @@ static void want_note(struct run_pool *p, const char *customer, enum run_lang la
 		w = &p->wants[i];
 		if (w->customer[0] && same(customer, lang, w->customer, w->lang)) {
 			w->at = now;
+			w->busy++;
 			return;
 		}
 		if (!slot || (slot->customer[0] && (!w->customer[0] || w->at < slot->at)))
@@ -300,6 +310,7 @@ static void want_note(struct run_pool *p, const char *customer, enum run_lang la
 	snprintf(slot->customer, sizeof(slot->customer), "%s", customer);
 	slot->lang = lang;
 	slot->at = now;
+	slot->busy = 1;
 }
 
 struct run *run_pool_take(struct run_pool *p, const struct run_opts *o, const char *tree)
@@ -325,7 +336,24 @@ struct run *run_pool_take(struct run_pool *p, const struct run_opts *o, const ch
 		}
 	}
 	want_note(p, customer, o->lang, now);
-	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	return r;
+}
+
+void run_pool_done(struct run_pool *p, const struct run_opts *o)
+{
+	const char *customer = o->customer ? o->customer : "default";
+	unsigned i;
+
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < p->o.max; i++) {
+		struct want *w = &p->wants[i];
+
+		if (w->customer[0] && w->busy && same(customer, o->lang, w->customer, w->lang)) {
+			w->busy--;
+			break;
+		}
+	}
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
 }

@@ -37,7 +37,9 @@ void run_pool_retire(struct run_pool *p);
 
 /* For run_start: a parked run of @o's customer and language over @tree,
  * now the caller's (run_adopt), or NULL; notes the customer as active
- * either way, so that one is parked for its next run. */
+ * either way, so that one is parked for its next run once this one is
+ * done (run_pool_done, from run_free) or a second has passed. */
 struct run *run_pool_take(struct run_pool *p, const struct run_opts *o, const char *tree);
+void run_pool_done(struct run_pool *p, const struct run_opts *o);
 
 #endif
