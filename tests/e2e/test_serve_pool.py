@@ -36,9 +36,17 @@ print(get_sum(a=2, b=3))
 
 
 def parked(root) -> list:
-    """Parked jails of data root @root: jailed, with a /run/code, no program yet."""
-    return [p for p in code_jail_pids_of(root)
-            if b"/run/code/main" not in open(f"/proc/{p}/cmdline", "rb").read()]
+    """Parked jails of data root @root: jailed, with a /run/code, still a copy
+    of `mcpfs serve` (a run's pid 1 wipes that command line, its program
+    names /run/code/main)."""
+    out = []
+    for p in code_jail_pids_of(root):
+        try:
+            if b"serve" in open(f"/proc/{p}/cmdline", "rb").read().split(b"\0"):
+                out.append(p)
+        except OSError:
+            pass  # gone meanwhile
+    return out
 
 
 def run_locks(root) -> set:
@@ -78,6 +86,26 @@ def test_pooled_run_is_fresh_and_alone(mcpfs, host_unchanged):
     finally:
         assert c.close() == 0
     assert parked(mcpfs.root) == [] and run_locks(mcpfs.root) == set()
+
+
+def test_pooled_typescript_run(mcpfs, host_unchanged):
+    """TypeScript has jails of its own, its runtime in place, its program
+    handed over."""
+    serve_config(mcpfs)
+    c = Stdio(mcpfs)
+    try:
+        c.initialize()
+        ts = ("import { get_sum } from './servers/everything';\n"
+              "console.log(await get_sum({a: 2, b: 3}));\n")
+        first = execute(c, ts, language="typescript")
+        assert first["stdout"] == "The sum of 2 and 3 is 5.\n", first
+        wait_for(lambda: parked(mcpfs.root), what="a jail parked")
+        ready = run_locks(mcpfs.root) - {first["run_id"]}
+        second = execute(c, "const n: number = 41;\nconsole.log(n + 1);\n",
+                         language="typescript")
+        assert second["run_id"] in ready and second["stdout"] == "42\n", second
+    finally:
+        assert c.close() == 0
 
 
 def test_catalog_change_retires_the_pool(mcpfs, host_unchanged):
