@@ -44,7 +44,9 @@ struct run_pool {
 	pthread_cond_t wake;
 	bool stopping;
 	unsigned gen;
-	bool told;	       /* a failure to park was reported */
+	bool told;	     /* a failure to park was reported */
+	struct want parking; /* whom the thread is parking for, while it does */
+	bool is_parking;
 	struct parked *parked; /* o.max */
 	struct want *wants;    /* o.max */
 };
@@ -166,6 +168,13 @@ static bool keep(struct run_pool *p, struct run *r, const struct want *w, unsign
 	return false;
 }
 
+/* Under the lock: the park in progress is over, kept or freed. */
+static void parked_done(struct run_pool *p)
+{
+	p->is_parking = false;
+	pthread_cond_broadcast(&p->wake);
+}
+
 static void *pool_main(void *arg)
 {
 	struct run_pool *p = arg;
@@ -191,11 +200,15 @@ static void *pool_main(void *arg)
 			break;
 		if (want_due(p, now, &next, &w)) {
 			gen = p->gen;
+			p->parking = w;
+			p->is_parking = true;
 			pthread_mutex_unlock(&p->lock);
 			r = park(p, &w, &err);
 			pthread_mutex_lock(&p->lock);
-			if (r && keep(p, r, &w, gen))
+			if (r && keep(p, r, &w, gen)) {
+				parked_done(p);
 				continue;
+			}
 			if (!r)
 				for (i = 0; i < p->o.max; i++) /* until its next run */
 					if (same(w.customer, w.lang, p->wants[i].customer,
@@ -209,6 +222,7 @@ static void *pool_main(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			run_unpark(r);
 			pthread_mutex_lock(&p->lock);
+			parked_done(p);
 			continue;
 		}
 		ms = next > now + 1 ? (long)(next - now) : 1;
@@ -269,7 +283,7 @@ void run_pool_free(struct run_pool *p)
 	if (p->running) {
 		pthread_mutex_lock(&p->lock);
 		p->stopping = true;
-		pthread_cond_signal(&p->wake);
+		pthread_cond_broadcast(&p->wake);
 		pthread_mutex_unlock(&p->lock);
 		pthread_join(p->thread, NULL); /* it retires every parked run first */
 	}
@@ -284,8 +298,35 @@ void run_pool_retire(struct run_pool *p)
 {
 	pthread_mutex_lock(&p->lock);
 	p->gen++;
-	pthread_cond_signal(&p->wake);
+	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void run_pool_retire_customer(struct run_pool *p, const char *customer)
+{
+	struct run *gone[64];
+	size_t n = 0, i;
+
+	pthread_mutex_lock(&p->lock);
+	/* A jail being parked for it is dropped (keep() finds the count moved
+	 * on: the other customers' are retired too, and made again), and waited
+	 * for: it holds the mount too. */
+	p->gen++;
+	for (i = 0; i < p->o.max; i++) {
+		if (p->wants[i].customer[0] && !strcmp(p->wants[i].customer, customer))
+			p->wants[i].customer[0] = '\0';
+		if (p->parked[i].r && !strcmp(p->parked[i].customer, customer) &&
+		    n < sizeof(gone) / sizeof(gone[0])) {
+			gone[n++] = p->parked[i].r;
+			p->parked[i].r = NULL;
+		}
+	}
+	while (p->is_parking && !strcmp(p->parking.customer, customer))
+		pthread_cond_wait(&p->wake, &p->lock);
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < n; i++)
+		run_unpark(gone[i]);
 }
 
 /* Under the lock: note @customer as active, in a free slot or the one
@@ -354,6 +395,6 @@ void run_pool_done(struct run_pool *p, const struct run_opts *o)
 			break;
 		}
 	}
-	pthread_cond_signal(&p->wake);
+	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 }

@@ -35,6 +35,11 @@ void run_pool_free(struct run_pool *p);
 /* Retire every jail parked so far (their tree is stale); new ones follow. */
 void run_pool_retire(struct run_pool *p);
 
+/* Retire @customer's parked jails now (its workspace is about to grow, and
+ * none may hold its mount): returns once they are gone, and parks no other
+ * for it until its next run. */
+void run_pool_retire_customer(struct run_pool *p, const char *customer);
+
 /* For run_start: a parked run of @o's customer and language over @tree,
  * now the caller's (run_adopt), or NULL; notes the customer as active
  * either way, so that one is parked for its next run once this one is

@@ -168,3 +168,27 @@ def test_idle_sweep_keeps_a_parked_jails_workspace(ws, host_unchanged):
     finally:
         assert c.close() == 0
     assert workspace not in mounts_under(ws.root)
+
+
+@pytest.mark.skipif(not images_possible(),
+                    reason="ext4 quota images need root and /dev/loop-control")
+def test_quota_grow_retires_the_customers_parked_jails(ws, host_unchanged):
+    """A parked jail holds the image's mount, which a grow must be free of:
+    `workspace create --quota-bytes` asks the daemon to retire it first."""
+    why = exec_ready(ws)
+    if why:
+        pytest.skip(why)
+    ws.env.update(SMALL)
+    size = "import os\ns = os.statvfs('.')\nprint(s.f_blocks * s.f_frsize, open('n').read())"
+    c = Stdio(ws, "--pool-idle", "600")
+    try:
+        c.initialize()
+        assert execute(c, "open('n', 'w').write('1')")["exit_code"] == 0
+        before = int(execute(c, size)["stdout"].split()[0])
+        wait_for(lambda: parked(ws.root), what="a jail parked")
+        ws.run("workspace", "create", "default", "--quota-bytes", str(8 << 20), check=0)
+        assert parked(ws.root) == []
+        out = execute(c, size)["stdout"].split()
+        assert int(out[0]) > 2 * before and out[1] == "1", out
+    finally:
+        assert c.close() == 0
