@@ -9,7 +9,7 @@ import pytest
 
 from conftest import mounts_under, sdk_server
 from conftest_executor import code_jail_pids_of, host_unchanged  # noqa: F401 (a fixture)
-from conftest_serve import Stdio, serve_config, wait_for
+from conftest_serve import Stdio, parked, run_locks, serve_config, wait_for
 from conftest_ws import exec_ready, images_possible, ws  # noqa: F401 (a fixture)
 
 # Leaves what a next run in the same jail, or beside it, would see: a file in
@@ -33,24 +33,6 @@ except OSError as e:
 print(resource.getrlimit(resource.RLIMIT_CPU))
 print(get_sum(a=2, b=3))
 """
-
-
-def parked(root) -> list:
-    """Parked jails of data root @root: jailed, with a /run/code, still a copy
-    of `mcpfs serve` (a run's pid 1 wipes that command line, its program
-    names /run/code/main)."""
-    out = []
-    for p in code_jail_pids_of(root):
-        try:
-            if b"serve" in open(f"/proc/{p}/cmdline", "rb").read().split(b"\0"):
-                out.append(p)
-        except OSError:
-            pass  # gone meanwhile
-    return out
-
-
-def run_locks(root) -> set:
-    return {p.name[len("exec-"):-len(".lock")] for p in (root / "run").glob("exec-*.lock")}
 
 
 def execute(c, code, **args):
