@@ -19,7 +19,7 @@ FIRST = ("import os, subprocess\nopen('/tmp/mark', 'w').write('1')\n"
          "print(open('/run/code/main.py').read() == open(__file__).read())\n")
 
 # The second run: nothing of the first, its own file, a read-only root, its
-# CPU limit and bridge token from its call.
+# CPU limit and bridge token from its call, nothing of serve's command line.
 SECOND = """# the second run
 import os, resource
 from servers.everything import get_sum
@@ -32,6 +32,7 @@ except OSError as e:
     print('read-only', e.errno)
 print(resource.getrlimit(resource.RLIMIT_CPU))
 print(get_sum(a=2, b=3))
+print(open('/proc/1/cmdline', 'rb').read().strip(b'\\0'))
 """
 
 
@@ -58,6 +59,7 @@ def test_pooled_run_is_fresh_and_alone(mcpfs, host_unchanged):
         assert lines[2] == "read-only 30"  # EROFS
         assert lines[3] == "(8, 9)"  # ceil(timeout_s) + 1, SIGKILL a second later
         assert lines[4] == "The sum of 2 and 3 is 5."
+        assert lines[5] == "b''"  # pid 1, serve's copy, wiped its command line
         assert second["tool_calls"] == 1
         # each parked jail runs one program: the next run takes another
         wait_for(lambda: run_locks(mcpfs.root) - {second["run_id"]} - ready,
