@@ -171,22 +171,6 @@ int jail_park_parent(struct jail *j, struct err *err)
 	return -1;
 }
 
-static int send_all(int fd, const void *p, size_t len)
-{
-	ssize_t w;
-
-	while (len) {
-		w = send(fd, p, len, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p = (const char *)p + w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int jail_handoff(struct jail *j, const struct jail_handoff *h, struct err *err)
 {
 	struct pollfd p = {.fd = j->pidfd, .events = POLLIN};
@@ -202,9 +186,9 @@ int jail_handoff(struct jail *j, const struct jail_handoff *h, struct err *err)
 	if (poll(&p, 1, 0) != 0)
 		return err_set(err, EXIT_FAILED, "jail: the parked jail has ended");
 	m.env_len = (uint32_t)env_len;
-	if (send_all(j->sync_sock[1], &m, sizeof(m)) < 0 ||
-	    send_all(j->sync_sock[1], h->env, env_len) < 0 ||
-	    send_all(j->sync_sock[1], h->data, h->len) < 0) {
+	if (fsx_send_all(j->sync_sock[1], &m, sizeof(m)) < 0 ||
+	    fsx_send_all(j->sync_sock[1], h->env, env_len) < 0 ||
+	    fsx_send_all(j->sync_sock[1], h->data, h->len) < 0) {
 		err_set(err, EXIT_FAILED, "jail: send(sync socket, the program): %s",
 			strerror(errno));
 		jail_read_verdict(j, err);
