@@ -45,6 +45,10 @@ static void usage(FILE *f)
 	    "  --max-queue N     runs waiting for a slot before new ones are refused (default 64)\n"
 	    "  --memory MB       memory limit of each run (default 512)\n"
 	    "  --max-timeout S   the longest timeout_s a run may ask for (default 300)\n"
+	    "  --pool N          jails kept ready, each for one run, per customer with a run\n"
+	    "                    lately (default 1; 0: none): a run skips its jail's set-up\n"
+	    "  --pool-idle S     retire a ready jail unused for S seconds (default 10, or\n"
+	    "                    half the --workspace-idle time when that is shorter)\n"
 	    "  --drain S         on SIGTERM, how long runs in flight may go on (default 10)\n"
 	    "  --mount DIR       also mount the tree at DIR (as 'mcpfs mount'), on this\n"
 	    "                    daemon's warm servers; unmounted when it stops\n"
@@ -156,10 +160,13 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	    {"drain", required_argument, NULL, 'd'},
 	    {"mount", required_argument, NULL, 'M'},
 	    {"workspace-idle", required_argument, NULL, 'w'},
+	    {"pool", required_argument, NULL, 'P'},
+	    {"pool-idle", required_argument, NULL, 'I'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct serve_opts so = {.cgroup_parent = getenv("MCPFS_CGROUP"), .ws_idle_s = -1};
+	struct serve_opts so = {
+	    .cgroup_parent = getenv("MCPFS_CGROUP"), .ws_idle_s = -1, .pool = 1};
 	struct stdio_job job = {.customer = NULL, .drain_s = SERVE_DRAIN_S, .done = {-1, -1}};
 	struct fusefs_mount_opts mo = {.langs = CG_LANG_ALL};
 	struct tree_filter view = {policy_tree_tools, NULL};
@@ -220,6 +227,17 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 				return EXIT_USAGE;
 			if (!strcmp(optarg, "0"))
 				so.ws_idle_s = 0;
+			break;
+		case 'P':
+			if (strcmp(optarg, "0") &&
+			    cli_positive("serve", "--pool", optarg, SERVE_POOL_MAX, &v) < 0)
+				return EXIT_USAGE;
+			so.pool = strcmp(optarg, "0") ? (unsigned)v : 0;
+			break;
+		case 'I':
+			if (cli_positive("serve", "--pool-idle", optarg, 24 * 3600,
+					 &so.pool_idle_s) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../skills/skills.h"
 #include "../workspaces/admin.h"
@@ -129,6 +130,20 @@ static int need_customer(const struct ws_args *a, const char *verb)
 	return EXIT_USAGE;
 }
 
+/* A running daemon's parked jails of @customer hold its workspace's mount,
+ * which a growing image must be free of: gone first (serve/control.h,
+ * retire). Quietly: without a daemon nothing is parked. */
+static void daemon_retire(struct cli *cli, const char *customer)
+{
+	struct err e = {0};
+	int fd = cli_daemon_connect(cli);
+
+	if (fd < 0)
+		return;
+	json_decref(cli_daemon_request(fd, "retire", json_pack("{s:s}", "customer", customer), &e));
+	close(fd);
+}
+
 static int do_create(struct cli *cli, const char *root, struct ws_args *a)
 {
 	struct err e = {0};
@@ -136,7 +151,6 @@ static int do_create(struct cli *cli, const char *root, struct ws_args *a)
 	struct ws ws;
 	int rc;
 
-	(void)cli;
 	if ((rc = need_customer(a, "create")))
 		return rc;
 	if (!id_valid(a->pos[0], "customer", &e))
@@ -153,6 +167,8 @@ static int do_create(struct cli *cli, const char *root, struct ws_args *a)
 	else if (q.files > q.bytes / 1024)
 		/* A small byte quota with the default file quota: scale the files. */
 		q.files = q.bytes / 4096 > WS_QUOTA_MIN_FILES ? q.bytes / 4096 : WS_QUOTA_MIN_FILES;
+	if (a->quota_bytes >= 0)
+		daemon_retire(cli, a->pos[0]);
 	if (ws_create(root, a->pos[0], &q, &ws, &e) < 0)
 		return cli_fail(&e);
 	if (a->json)

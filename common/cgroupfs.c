@@ -1,8 +1,14 @@
 #include "cgroupfs.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -37,4 +43,35 @@ int cgroupfs_own(const char *controller, char *out, size_t n)
 	}
 	fclose(f);
 	return rc;
+}
+
+void cgroupfs_kill(const char *dir)
+{
+	char path[4200];
+	FILE *f;
+	int pid;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fscanf(f, "%d", &pid) == 1)
+		kill(pid, SIGKILL);
+	fclose(f);
+}
+
+int cgroupfs_remove(const char *dir, double timeout_s)
+{
+	const struct timespec pause = {0, 5 * 1000 * 1000};
+	double deadline = clock_now_s() + timeout_s;
+
+	while (rmdir(dir) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno != EBUSY || clock_now_s() >= deadline)
+			return -errno;
+		cgroupfs_kill(dir);
+		nanosleep(&pause, NULL);
+	}
+	return 0;
 }

@@ -1,6 +1,6 @@
 /* What the jail, the run sweep and `mcpfs doctor` each ask of the cgroup
- * filesystem: is a folder a cgroup v2 mount, and where is this process's
- * own group. */
+ * filesystem: is a folder a cgroup v2 mount, where is this process's own
+ * group, and removing a run's group once the run is over. */
 #ifndef MCPFS_COMMON_CGROUPFS_H
 #define MCPFS_COMMON_CGROUPFS_H
 
@@ -16,5 +16,15 @@ bool cgroupfs_is_v2(const char *path);
  * v2) from /proc/self/cgroup, a path such as "/" or "/user.slice/x", into
  * @out. Returns 0, or -1 when there is no such hierarchy. */
 int cgroupfs_own(const char *controller, char *out, size_t n);
+
+/* SIGKILL to every process in group @dir (v1, or v2 before cgroup.kill). */
+void cgroupfs_kill(const char *dir);
+
+/* Remove @dir, the group of a run that is over: what is still in it is
+ * killed (exiting, or left behind), and rmdir is retried while the kernel
+ * calls it busy, which killed processes keep it for seconds on a loaded
+ * machine, until @timeout_s has passed. Returns 0 (also when it is gone
+ * already) or -errno. */
+int cgroupfs_remove(const char *dir, double timeout_s);
 
 #endif

@@ -214,10 +214,15 @@ int bridge_reply_result(struct conn *c, json_t *id, json_t *res)
 	return rc;
 }
 
+static json_t *error_new(json_t *id, int code, const char *message)
+{
+	return json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
+			 "error", "code", code, "message", message);
+}
+
 static void reply_error(struct conn *c, json_t *id, int code, const char *message)
 {
-	json_t *r = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id",
-			      id ? id : json_null(), "error", "code", code, "message", message);
+	json_t *r = error_new(id, code, message);
 
 	if (r)
 		conn_send(c, r);
@@ -308,12 +313,15 @@ static void *worker_main(void *arg)
 			handle(j->c, j->req, NULL);
 			json_decref(j->req);
 			bridge_uncharge(b, j->cost);
+		} else if (j->reply) {
+			conn_send(j->c, j->reply);
+			json_decref(j->reply);
 		} else {
 			read_conn(j->c);
 		}
 		pthread_mutex_lock(&b->lock);
 		b->njobs_running--;
-		if (j->req)
+		if (j->req || j->reply)
 			j->c->pending--;
 		conn_put_locked(j->c);
 		free(j);
@@ -323,13 +331,16 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Queue a job for @c: @req (stolen) to serve, or NULL to read. Each job
- * queued has a worker to itself: an idle one that no earlier job is waking
- * already, else a new one. A job left to wait for a busy worker could wait
- * for good: a reader keeps its worker while its connection is quiet. Past
- * BRIDGE_MAX_WORKERS one waits: of so many, all but BRIDGE_MAX_CONNS serve
- * calls, which end. Returns 0 or -1 (then @req was answered). */
-static int enqueue(struct conn *c, json_t *req, size_t cost)
+static bool answer_error(struct conn *c, json_t *id, int code, const char *message);
+
+/* Queue a job for @c: @req (stolen) to serve, @reply (stolen) to send, or
+ * neither to read. Each job queued has a worker to itself: an idle one that
+ * no earlier job is waking already, else a new one. A job left to wait for a
+ * busy worker could wait for good: a reader keeps its worker while its
+ * connection is quiet. Past BRIDGE_MAX_WORKERS one waits: of so many, all but
+ * BRIDGE_MAX_CONNS serve calls, which end. Returns 0 or -1 (then @req was
+ * answered, and @reply dropped). */
+static int enqueue(struct conn *c, json_t *req, json_t *reply, size_t cost)
 {
 	struct bridge *b = c->b;
 	struct job *j = calloc(1, sizeof(*j));
@@ -340,9 +351,10 @@ static int enqueue(struct conn *c, json_t *req, size_t cost)
 		goto out_refuse;
 	j->c = c;
 	j->req = req;
+	j->reply = reply;
 	j->cost = cost;
 	pthread_mutex_lock(&b->lock);
-	if (req && c->pending >= BRIDGE_MAX_PENDING_PER_CONN) {
+	if ((req || reply) && c->pending >= BRIDGE_MAX_PENDING_PER_CONN) {
 		pthread_mutex_unlock(&b->lock);
 		code = RPC_BUSY;
 		why = "too many requests in flight";
@@ -358,7 +370,7 @@ static int enqueue(struct conn *c, json_t *req, size_t cost)
 		b->nworkers++;
 	}
 	c->refs++;
-	if (req)
+	if (req || reply)
 		c->pending++;
 	if (b->tail)
 		b->tail->next = j;
@@ -371,12 +383,42 @@ static int enqueue(struct conn *c, json_t *req, size_t cost)
 	return 0;
 out_refuse:
 	if (req) {
-		reply_error(c, json_object_get(req, "id"), code, why);
+		answer_error(c, json_object_get(req, "id"), code, why);
 		bridge_uncharge(b, cost);
 	}
 	json_decref(req);
+	json_decref(reply);
 	free(j);
 	return -1;
+}
+
+/* An error for the code, from its connection's reader, which must not wait
+ * to write it: a client that sends without reading its replies (one is
+ * being written, blocked) would wait in its send for a reader that waits
+ * for it. The error goes out at once, else from a worker; a client with
+ * BRIDGE_MAX_PENDING_PER_CONN answers unread is ended. Returns false when
+ * the connection was ended. */
+static bool answer_error(struct conn *c, json_t *id, int code, const char *message)
+{
+	json_t *r = error_new(id, code, message);
+
+	if (r && conn_try_send(c, r) == 0) {
+		json_decref(r);
+		return true;
+	}
+	if (r && enqueue(c, NULL, r, 0) == 0)
+		return true;
+	shutdown(c->fd, SHUT_RDWR);
+	return false;
+}
+
+/* End the read side with an error for the code. The read side shuts down
+ * first: a client blocked sending to us (and not reading) fails at once, so
+ * the error, which may wait for a reply being written, does not wait for it. */
+static void end_with_error(struct conn *c, json_t *id, int code, const char *message)
+{
+	shutdown(c->fd, SHUT_RD);
+	reply_error(c, id, code, message);
 }
 
 static bool token_equal(const char *a, const char *b)
@@ -399,10 +441,15 @@ static bool on_line(struct conn *c, char *line, size_t len, json_t **req)
 
 	*req = NULL;
 	if (!r || !json_is_object(r)) {
-		reply_error(c, NULL, r ? RPC_INVALID : RPC_PARSE,
-			    r ? "a request must be an object" : je.text);
+		const char *why = r ? "a request must be an object" : je.text;
+		bool open = atomic_load(&c->authed);
+
+		if (open)
+			open = answer_error(c, NULL, r ? RPC_INVALID : RPC_PARSE, why);
+		else
+			end_with_error(c, NULL, r ? RPC_INVALID : RPC_PARSE, why);
 		json_decref(r);
-		return atomic_load(&c->authed);
+		return open;
 	}
 	if (atomic_load(&c->authed)) {
 		*req = r;
@@ -423,8 +470,8 @@ static bool on_line(struct conn *c, char *line, size_t len, json_t **req)
 		pthread_mutex_unlock(&c->b->lock);
 		return true;
 	}
-	reply_error(c, json_object_get(r, "id"), RPC_INVALID,
-		    "the first request must be auth with the run's token");
+	end_with_error(c, json_object_get(r, "id"), RPC_INVALID,
+		       "the first request must be auth with the run's token");
 	json_decref(r);
 	return false;
 }
@@ -546,7 +593,7 @@ static void claim(struct bridge *b, uint64_t id)
 	c->parked = 0;
 	c->refs++; /* held across enqueue, which takes its own */
 	pthread_mutex_unlock(&b->lock);
-	if (enqueue(c, NULL, 0) < 0)
+	if (enqueue(c, NULL, NULL, 0) < 0)
 		shutdown(c->fd, SHUT_RD);
 	pthread_mutex_lock(&b->lock);
 	conn_put_locked(c);
@@ -594,8 +641,8 @@ static bool read_requests(struct conn *c, json_t **last, size_t *last_cost)
 	*last_cost = 0;
 	while (open && !*last) {
 		if ((rc = grow(c)) < 0) {
-			reply_error(c, NULL, rc == -ENOBUFS ? RPC_BUSY : RPC_TOO_LARGE,
-				    grow_why(rc));
+			end_with_error(c, NULL, rc == -ENOBUFS ? RPC_BUSY : RPC_TOO_LARGE,
+				       grow_why(rc));
 			open = false;
 			break;
 		}
@@ -614,26 +661,27 @@ static bool read_requests(struct conn *c, json_t **last, size_t *last_cost)
 		while (open && (nl = memchr(c->in + used, '\n', c->len - used))) {
 			n = (size_t)(nl - (c->in + used));
 			if (n > MCPFS_BRIDGE_MAX_LINE) {
-				reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
+				end_with_error(c, NULL, RPC_TOO_LARGE, "request line too long");
 				open = false;
 			} else if (n && !on_line(c, c->in + used, n, &req)) {
 				open = false;
 			} else if (n && req && !bridge_charge(c->b, n)) {
 				/* The run goes on: this request alone fails. */
-				reply_error(c, json_object_get(req, "id"), RPC_BUSY,
-					    "the run's bridge budget is used up by requests in "
-					    "flight: try again when they are answered");
+				open = answer_error(c, json_object_get(req, "id"), RPC_BUSY,
+						    "the run's bridge budget is used up by "
+						    "requests in flight: try again when they are "
+						    "answered");
 				json_decref(req);
 			} else if (n && req) {
 				if (*last)
-					enqueue(c, *last, *last_cost);
+					enqueue(c, *last, NULL, *last_cost);
 				*last = req;
 				*last_cost = n;
 			}
 			used += n + 1;
 		}
-		if (c->len - used > MCPFS_BRIDGE_MAX_LINE) {
-			reply_error(c, NULL, RPC_TOO_LARGE, "request line too long");
+		if (open && c->len - used > MCPFS_BRIDGE_MAX_LINE) {
+			end_with_error(c, NULL, RPC_TOO_LARGE, "request line too long");
 			open = false;
 		}
 		memmove(c->in, c->in + used, c->len - used);
@@ -668,7 +716,7 @@ static void read_conn(struct conn *c)
 			return;
 		if (more && !(ticket = park(c))) {
 			/* no watcher: another worker reads on */
-			if (enqueue(c, NULL, 0) < 0)
+			if (enqueue(c, NULL, NULL, 0) < 0)
 				shutdown(c->fd, SHUT_RD);
 			more = false;
 		}
@@ -763,7 +811,7 @@ static void *acceptor_main(void *arg)
 				close(fd);
 				continue;
 			}
-			enqueue(c, NULL, 0);
+			enqueue(c, NULL, NULL, 0);
 			pthread_mutex_lock(&b->lock);
 			conn_put_locked(c);
 			pthread_mutex_unlock(&b->lock);

@@ -59,13 +59,14 @@ struct conn {
 	uint64_t tickets;  /* parks so far; protected by b->lock */
 	uint64_t parked;   /* the park's ticket while its reader serves, else 0; b->lock */
 	unsigned refs;	   /* the read side + call jobs; protected by b->lock */
-	unsigned pending;  /* call jobs queued or running; protected by b->lock */
+	unsigned pending;  /* request and reply jobs queued or running; b->lock */
 	struct conn *next; /* b->conns; protected by b->lock */
 };
 
 struct job {
 	struct conn *c; /* holds a reference */
-	json_t *req;	/* new; NULL: read requests from the connection */
+	json_t *req;	/* new: a request to serve */
+	json_t *reply;	/* new: an error its reader could not send at once */
 	size_t cost;	/* of the budget, for req */
 	struct job *next;
 };

@@ -149,6 +149,7 @@ static const struct {
     {"hostname", uts_child, 1},
     {"setsid", setsid_child, 1},
     {"cgroup namespace", jail_cgroup_setup_child, 2},
+    {"park", jail_park_child, 2},
     {"rlimits", jail_rlimit_setup_child, 2},
     {"descriptors", fds_child, 2},
     {"capabilities", jail_caps_setup_child, 2},
@@ -194,7 +195,8 @@ static int child_main(struct jail *j)
 	}
 	if (jail_init_start(j, why, sizeof(why)) < 0)
 		child_fail(j, "init", why);
-	execve(j->spec->argv[0], (char *const *)j->spec->argv, (char *const *)j->spec->envp);
+	execve(j->spec->argv[0], (char *const *)j->spec->argv,
+	       (char *const *)(j->envp[0] ? j->envp : j->spec->envp));
 	jail_why(why, sizeof(why), "execve(%s)", j->spec->argv[0]);
 	child_fail(j, "exec", why);
 	return 127;
@@ -289,7 +291,7 @@ void jail_free(struct jail *j)
 }
 
 /* Read the child's verdict: EOF at exec (the pipe is CLOEXEC) or one line. */
-static int read_verdict(struct jail *j, struct err *err)
+int jail_read_verdict(struct jail *j, struct err *err)
 {
 	char line[1024];
 	size_t len = 0;
@@ -433,7 +435,13 @@ struct jail *jail_start(const struct jail_spec *s, struct err *err)
 			goto out_child;
 		}
 	}
-	if (read_verdict(j, err) < 0 || jail_listen_parent(j, err) < 0)
+	if (s->park_file) {
+		if (jail_park_parent(j, err) < 0)
+			goto out_free;
+		j->parked = true;
+		return j;
+	}
+	if (jail_read_verdict(j, err) < 0 || jail_listen_parent(j, err) < 0)
 		goto out_free;
 	close(j->sync_sock[1]);
 	j->sync_sock[1] = -1;
@@ -445,7 +453,7 @@ out_child:
 	 * line wins. Without a go-ahead it cannot exec; the hang-up ends it. */
 	close(j->sync_sock[1]);
 	j->sync_sock[1] = -1;
-	read_verdict(j, err);
+	jail_read_verdict(j, err);
 out_free:
 	jail_free(j);
 	return NULL;

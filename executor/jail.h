@@ -88,6 +88,12 @@ struct jail_spec {
 	/* cgroup v2: the group (as in /proc/self/cgroup, delegated to mcpfs)
 	 * to make the run's group in; NULL: the one mcpfs runs in */
 	const char *cgroup_parent;
+	/* Parked (jail_park.c): the program's file, its path in the jail (in a
+	 * folder that exists), written at jail_handoff. jail_start then returns
+	 * with the jail set up short of its last steps (that file, the read-only
+	 * root, rlimits, capabilities, seccomp, exec), which jail_handoff runs.
+	 * NULL: a jail that runs its program at once. */
+	const char *park_file;
 };
 
 struct jail;
@@ -95,6 +101,23 @@ struct jail;
 /* Set up and start the program. NULL with @err (EXIT_FAILED, the failing
  * step and call in one line) when any step failed: the program never ran. */
 struct jail *jail_start(const struct jail_spec *s, struct err *err);
+
+/* What a parked jail is handed: its one program. */
+struct jail_handoff {
+	const char *data; /* the program, written to jail_spec.park_file, mode 0444 */
+	size_t len;
+	/* "NAME=value": replaces the spec's environment entry NAME= (or is added);
+	 * at most JAIL_HANDOFF_ENV_MAX bytes. NULL: none */
+	const char *env;
+	double cpu_s; /* RLIMIT_CPU, as jail_limits.cpu_s */
+};
+
+#define JAIL_HANDOFF_ENV_MAX 255
+
+/* Run a parked jail's last steps and exec its program. 0, or -1 with @err
+ * (the jail ended while parked, or a step failed): the program never ran,
+ * and the jail is only good for jail_free. Once per jail. */
+int jail_handoff(struct jail *j, const struct jail_handoff *h, struct err *err);
 
 /* The listening socket at jail_spec.listen_path (close-on-exec), now the
  * caller's; -1 when none was asked for or it was taken already. */

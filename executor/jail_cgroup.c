@@ -16,7 +16,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +25,6 @@
 #include <unistd.h>
 
 #include "../common/cgroupfs.h"
-#include "../common/clock.h"
 #include "jail_i.h"
 
 #define CGROUP_FS "/sys/fs/cgroup"
@@ -403,24 +401,6 @@ int jail_cgroup_setup_child(struct jail *j, char *why, size_t n)
 	return 0;
 }
 
-static int kill_procs(const char *dir)
-{
-	char path[4200];
-	FILE *f;
-	int pid, n = 0;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fscanf(f, "%d", &pid) == 1) {
-		kill(pid, SIGKILL);
-		n++;
-	}
-	fclose(f);
-	return n;
-}
-
 void jail_cgroup_kill(struct jail *j)
 {
 	int i;
@@ -428,7 +408,7 @@ void jail_cgroup_kill(struct jail *j)
 	if (j->cg.version == 2 && write_text(j->cg.dirs[0], "cgroup.kill", "1", NULL) == 0)
 		return;
 	for (i = 0; i < j->cg.ndirs; i++)
-		kill_procs(j->cg.dirs[i]);
+		cgroupfs_kill(j->cg.dirs[i]);
 }
 
 void jail_cgroup_events(struct jail *j, bool *memory, bool *pids)
@@ -444,21 +424,20 @@ void jail_cgroup_events(struct jail *j, bool *memory, bool *pids)
 	}
 }
 
-/* rmdir fails with EBUSY while killed processes are still exiting, which
- * takes seconds for a large process on a loaded machine: retry until a
- * deadline on the clock (a count of short sleeps ran out after 1 s and left
- * groups behind under two test suites at once). */
+/* Killed processes keep their group busy for seconds on a loaded machine:
+ * a deadline on the clock (a count of short sleeps ran out after 1 s and
+ * left groups behind under two test suites at once). */
 void jail_cgroup_remove(struct jail *j)
 {
-	const struct timespec pause = {0, 5 * 1000 * 1000};
-	double deadline = clock_now_s() + JAIL_CGROUP_REMOVE_S;
-	int i;
+	int i, rc;
 
-	for (i = j->cg.ndirs - 1; i >= 0; i--)
-		while (rmdir(j->cg.dirs[i]) < 0 && errno == EBUSY && clock_now_s() < deadline) {
-			kill_procs(j->cg.dirs[i]);
-			nanosleep(&pause, NULL);
-		}
+	for (i = j->cg.ndirs - 1; i >= 0; i--) {
+		rc = cgroupfs_remove(j->cg.dirs[i], JAIL_CGROUP_REMOVE_S);
+		/* a later run's sweep removes it once it is old (sweep_stale) */
+		if (rc < 0)
+			fprintf(stderr, "mcpfs: cgroup %s left behind: %s\n", j->cg.dirs[i],
+				strerror(-rc));
+	}
 	j->cg.ndirs = 0;
 	j->cg.version = 0;
 }

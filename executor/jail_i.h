@@ -51,6 +51,10 @@ struct jail {
 	 * detached mount; tmpfs before 6.6 has no user xattrs); -1 */
 	int plain_fds[JAIL_MAX_BINDS];
 	bool as_bind[JAIL_MAX_BINDS]; /* child: bound as it is, not as an overlay */
+	bool parked;		      /* parent: waits for jail_handoff */
+	/* child, parked: the environment exec gets, the spec's with the hand-off's entry */
+	const char *envp[64];
+	char env[JAIL_HANDOFF_ENV_MAX + 1];
 };
 
 /* A child step: 0, or -1 with one line in @why. */
@@ -75,12 +79,21 @@ int jail_user_setup_child(struct jail *j, char *why, size_t n);
 /* jail_mount.c: the root. */
 int jail_mount_open_child(struct jail *j, char *why, size_t n);	 /* open sources, as host root */
 int jail_mount_setup_child(struct jail *j, char *why, size_t n); /* build it, pivot_root */
+int jail_mount_root_readonly(char *why, size_t n);		 /* after pivot_root: / read-only */
 
 /* jail_listen.c: the socket at jail_spec.listen_path, made in the child's
  * root (from jail_mount_setup_child, before the root turns read-only) and
  * received by the parent once the child reached exec. */
 int jail_listen_child(struct jail *j, char *why, size_t n);
 int jail_listen_parent(struct jail *j, struct err *err);
+
+/* jail_park.c: a parked child waits for its program, writes it, and turns
+ * its root read-only (the step jail_mount_setup_child leaves it, parked);
+ * the parent waits until it parked. Read the child's error line with
+ * jail_read_verdict. */
+int jail_park_child(struct jail *j, char *why, size_t n);
+int jail_park_parent(struct jail *j, struct err *err);
+int jail_read_verdict(struct jail *j, struct err *err);
 
 /* jail_net.c: a private loopback. */
 int jail_net_setup_child(struct jail *j, char *why, size_t n);

@@ -373,6 +373,14 @@ static int minimal_etc_dev(struct jail *j, char *why, size_t n)
 	return 0;
 }
 
+int jail_mount_root_readonly(char *why, size_t n)
+{
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) <
+	    0)
+		return jail_why(why, n, "mount(/, MS_REMOUNT|MS_RDONLY)");
+	return 0;
+}
+
 int jail_mount_setup_child(struct jail *j, char *why, size_t n)
 {
 	const struct jail_spec *s = j->spec;
@@ -433,9 +441,9 @@ int jail_mount_setup_child(struct jail *j, char *why, size_t n)
 		return jail_why(why, n, "chdir(/)");
 	if (jail_listen_child(j, why, n) < 0)
 		return -1;
-	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) <
-	    0)
-		return jail_why(why, n, "mount(/, MS_REMOUNT|MS_RDONLY)");
+	/* a parked jail's program is written at its hand-off (jail_park.c) */
+	if (!s->park_file && jail_mount_root_readonly(why, n) < 0)
+		return -1;
 	if (chdir(s->cwd) < 0)
 		return jail_why(why, n, "chdir(%s)", s->cwd);
 	return 0;

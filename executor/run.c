@@ -30,6 +30,7 @@
 #include "../workspaces/workspace.h"
 #include "bridge.h"
 #include "jail.h"
+#include "run_pool.h"
 #include "run_tree.h"
 #include "run_work.h"
 
@@ -63,9 +64,10 @@ struct run {
 	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
 	char work[4096];	  /* the skills overlay's work folder (run_work.h); "" */
 	char lock_path[4200];
-	int lock_fd; /* lock_path, locked while the run lives; else -1 */
-	int ws_hold; /* the workspace held (workspaces/idle.h) when we opened it; else -1 */
-	int slot_fd; /* the customer's maxRuns slot (policy_run_slot), else -1 */
+	int lock_fd;	 /* lock_path, locked while the run lives; else -1 */
+	int ws_hold;	 /* the workspace held (workspaces/idle.h) when we opened it; else -1 */
+	int slot_fd;	 /* the customer's maxRuns slot (policy_run_slot), else -1 */
+	bool pool_noted; /* run_pool_take noted it: run_pool_done at the end */
 	struct search_source policed; /* the bridge's search under the customer's policy */
 	char token[64], env_token[128];
 	char rt_paths[RUN_MAX_FILES][128]; /* jail paths of the runtime files */
@@ -273,14 +275,20 @@ static int bridge_start(struct run *r, double timeout_s, struct err *err)
 	return r->bridge ? 0 : -1;
 }
 
+static const char *run_code_path(enum run_lang lang)
+{
+	return lang == RUN_LANG_TYPESCRIPT ? JAIL_CODE_DIR "/main.ts" : JAIL_CODE_DIR "/main.py";
+}
+
 static const char *runtime_dist(void)
 {
 	return access(RUN_RUNTIME_DIST "/sucrase.js", F_OK) == 0 ? RUN_RUNTIME_DIST
 								 : RUN_RUNTIME_DIST_INSTALLED;
 }
 
-/* Start the jail with the run's binds, files and environment. */
-static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
+/* Start the jail with the run's binds, files and environment; @park: the
+ * program is handed over later (jail_handoff). */
+static int jail_up(struct run *r, int out_fd, int err_fd, bool park, struct err *err)
 {
 	const struct run_opts *o = r->o;
 	const bool ts = o->lang == RUN_LANG_TYPESCRIPT;
@@ -332,8 +340,9 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	}
 	if (in_fd < 0)
 		return err_set(err, EXIT_FAILED, "open /dev/null: %s", strerror(errno));
-	files[nfiles++] = (struct jail_file){
-	    ts ? JAIL_CODE_DIR "/main.ts" : JAIL_CODE_DIR "/main.py", o->code, o->code_len, 0444};
+	if (!park)
+		files[nfiles++] =
+		    (struct jail_file){run_code_path(o->lang), o->code, o->code_len, 0444};
 	for (i = 0; ts && executor_embedded_files[i].name && nfiles < RUN_MAX_FILES; i++) {
 		snprintf(r->rt_paths[nfiles], sizeof(r->rt_paths[nfiles]), JAIL_RUNTIME_DIR "/%s",
 			 executor_embedded_files[i].name);
@@ -367,6 +376,7 @@ static int jail_up(struct run *r, int out_fd, int err_fd, struct err *err)
 	s.run_id = r->id;
 	s.listen_path = JAIL_BRIDGE_DIR "/" RUN_BRIDGE_SOCKET;
 	s.cgroup_parent = o->cgroup_parent;
+	s.park_file = park ? run_code_path(o->lang) : NULL;
 	r->t0 = clock_now_ms();
 	iso_now(r->started_at, sizeof(r->started_at));
 	r->jail = jail_start(&s, err);
@@ -574,30 +584,12 @@ void run_cancel(struct run *r)
 	}
 }
 
-int run_start(struct run *r, struct err *err)
+/* The run's pipes and jail (@park: parked, its program to come). */
+static int jail_make(struct run *r, bool park, struct err *err)
 {
 	const struct run_opts *o = r->o;
 	int po[2] = {-1, -1}, pe[2] = {-1, -1}, rc = -1;
-	double timeout = o->timeout_s > 0 ? o->timeout_s : RUN_DEFAULT_TIMEOUT_S;
 
-	if (r->started)
-		return err_set(err, EXIT_USAGE, "run: started twice");
-	r->started = true;
-	if (run_id_new(r->id, sizeof(r->id)) < 0)
-		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
-	snprintf(r->session, sizeof(r->session), "%s", o->session ? o->session : r->id);
-	if (workspace_ready(r, err) < 0 || session_open(r, err) < 0 ||
-	    policy_run_slot(policy_rules(o->policy, o->customer), r->ws.dir, &r->slot_fd, err) <
-		0 ||
-	    run_tree_dir(o->root, o->cfg, o->hub, policy_rules(o->policy, o->customer), r->tree,
-			 sizeof(r->tree), err) < 0)
-		return -1;
-	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
-	if (run_lock_make(r, err) < 0)
-		return -1;
-	if (bridge_token_new(r->token, sizeof(r->token)) < 0)
-		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
-	snprintf(r->env_token, sizeof(r->env_token), "%s=%s", BRIDGE_ENV_TOKEN, r->token);
 	if (o->capture && (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)) {
 		err_set(err, EXIT_FAILED, "pipe2: %s", strerror(errno));
 		goto out;
@@ -607,19 +599,13 @@ int run_start(struct run *r, struct err *err)
 		err_set(err, EXIT_FAILED, "run cancelled before its code started");
 		goto out;
 	}
-	if (jail_up(r, o->capture ? po[1] : STDOUT_FILENO, o->capture ? pe[1] : STDERR_FILENO,
+	if (jail_up(r, o->capture ? po[1] : STDOUT_FILENO, o->capture ? pe[1] : STDERR_FILENO, park,
 		    err) < 0)
 		goto out;
 	if (o->capture) {
 		r->out.fd = po[0];
 		r->errs.fd = pe[0];
 		po[0] = pe[0] = -1;
-	}
-	/* The code may connect already: the socket queues it until then. A
-	 * bridge that cannot start ends the run (run_free reaps the jail). */
-	if (bridge_start(r, timeout, err) < 0) {
-		jail_kill(r->jail);
-		goto out;
 	}
 	rc = 0;
 out:
@@ -632,6 +618,128 @@ out:
 	if (pe[1] >= 0)
 		close(pe[1]);
 	return rc;
+}
+
+int run_park(struct run *r, struct err *err)
+{
+	const struct run_opts *o = r->o;
+
+	if (r->started)
+		return err_set(err, EXIT_USAGE, "run: started twice");
+	r->started = true;
+	if (run_id_new(r->id, sizeof(r->id)) < 0)
+		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
+	if (workspace_ready(r, err) < 0 ||
+	    run_tree_dir(o->root, o->cfg, o->hub, policy_rules(o->policy, o->customer), r->tree,
+			 sizeof(r->tree), err) < 0 ||
+	    run_lock_make(r, err) < 0)
+		return -1;
+	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
+	/* the token's entry comes with the program (jail_handoff) */
+	snprintf(r->env_token, sizeof(r->env_token), "%s=", BRIDGE_ENV_TOKEN);
+	return jail_make(r, true, err);
+}
+
+const char *run_parked_tree(const struct run *r)
+{
+	return r->tree;
+}
+
+void run_unpark(struct run *r)
+{
+	if (r && r->ws_hold >= 0) {
+		close(r->ws_hold); /* never used: the idle sweep keeps its last use's stamp */
+		r->ws_hold = -1;
+	}
+	run_free(r);
+}
+
+/* Take over parked run @p's workspace hold, folders, lock, pipes and jail,
+ * and free the rest of it. */
+static void run_adopt(struct run *r, struct run *p)
+{
+	memcpy(r->id, p->id, sizeof(r->id));
+	r->ws = p->ws;
+	memcpy(r->skills_shared, p->skills_shared, sizeof(r->skills_shared));
+	memcpy(r->work, p->work, sizeof(r->work));
+	memcpy(r->lock_path, p->lock_path, sizeof(r->lock_path));
+	r->ws_hold = p->ws_hold;
+	r->lock_fd = p->lock_fd;
+	r->jail = p->jail;
+	r->out.fd = p->out.fd;
+	r->errs.fd = p->errs.fd;
+	p->work[0] = '\0';
+	p->ws_hold = p->lock_fd = p->out.fd = p->errs.fd = -1;
+	p->jail = NULL;
+	run_free(p);
+}
+
+/* Hand the adopted jail its program; when it cannot take it (it died
+ * parked), make a jail of the run's own instead. */
+static int jail_hand(struct run *r, double timeout, struct err *err)
+{
+	const struct run_opts *o = r->o;
+	struct jail_handoff h = {o->code, o->code_len, r->env_token, ceil(timeout)};
+	struct err e = {0};
+
+	if (atomic_load(&r->cancelled))
+		return err_set(err, EXIT_FAILED, "run cancelled before its code started");
+	r->t0 = clock_now_ms();
+	iso_now(r->started_at, sizeof(r->started_at));
+	if (jail_handoff(r->jail, &h, &e) == 0) {
+		r->in_force = *jail_limits_in_force(r->jail);
+		return 0;
+	}
+	jail_free(r->jail);
+	r->jail = NULL;
+	close(r->out.fd);
+	close(r->errs.fd);
+	r->out.fd = r->errs.fd = -1;
+	run_work_remove(r->work); /* its jail is gone; the new one gets its own */
+	if (run_work_make(&r->ws, r->host_uid, r->host_gid, r->work, sizeof(r->work), err) < 0)
+		return -1;
+	return jail_make(r, false, err);
+}
+
+int run_start(struct run *r, struct err *err)
+{
+	const struct run_opts *o = r->o;
+	double timeout = o->timeout_s > 0 ? o->timeout_s : RUN_DEFAULT_TIMEOUT_S;
+	struct run *parked = NULL;
+
+	if (r->started)
+		return err_set(err, EXIT_USAGE, "run: started twice");
+	r->started = true;
+	if (run_tree_dir(o->root, o->cfg, o->hub, policy_rules(o->policy, o->customer), r->tree,
+			 sizeof(r->tree), err) < 0)
+		return -1;
+	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
+	if (o->pool && o->capture) {
+		parked = run_pool_take(o->pool, o, r->tree);
+		r->pool_noted = true;
+	}
+	if (parked)
+		run_adopt(r, parked);
+	else if (run_id_new(r->id, sizeof(r->id)) < 0)
+		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
+	snprintf(r->session, sizeof(r->session), "%s", o->session ? o->session : r->id);
+	if ((!r->jail && workspace_ready(r, err) < 0) || session_open(r, err) < 0 ||
+	    policy_run_slot(policy_rules(o->policy, o->customer), r->ws.dir, &r->slot_fd, err) <
+		0 ||
+	    (!r->jail && run_lock_make(r, err) < 0))
+		return -1;
+	if (bridge_token_new(r->token, sizeof(r->token)) < 0)
+		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
+	snprintf(r->env_token, sizeof(r->env_token), "%s=%s", BRIDGE_ENV_TOKEN, r->token);
+	if (r->jail ? jail_hand(r, timeout, err) < 0 : jail_make(r, false, err) < 0)
+		return -1;
+	/* The code may connect already: the socket queues it until then. A
+	 * bridge that cannot start ends the run (run_free reaps the jail). */
+	if (bridge_start(r, timeout, err) < 0) {
+		jail_kill(r->jail);
+		return -1;
+	}
+	return 0;
 }
 
 json_t *run_wait(struct run *r, int *status, struct err *err)
@@ -692,6 +800,8 @@ void run_free(struct run *r)
 	buf_free(&r->errs.b);
 	json_decref(r->calls);
 	json_decref(r->by_tool);
+	if (r->pool_noted)
+		run_pool_done(r->o->pool, r->o); /* its customer's next jail may be made */
 	free(r);
 }
 

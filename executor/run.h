@@ -16,6 +16,7 @@ struct policy;
 struct search_source;
 struct ws;
 struct config;
+struct run_pool;
 
 /* The longest wall-clock limit a run may ask for. */
 #define RUN_MAX_TIMEOUT_S (24 * 3600)
@@ -66,6 +67,9 @@ struct run_opts {
 	/* borrowed; the customer's tree shows what its rules let it call
 	 * (policy/policy.h); NULL: everything */
 	const struct policy *policy;
+	/* borrowed: a parked jail of the customer's is taken from it when one
+	 * fits (run_pool.h; only with capture); NULL: the run makes its own */
+	struct run_pool *pool;
 };
 
 /* A run: one execution, an object with a cancel handle, so that one process
@@ -109,6 +113,17 @@ void run_record(struct run *r, json_t *res);
 /* Kill what is left (a run never waited for), remove its socket and folder,
  * free. Accepts NULL. */
 void run_free(struct run *r);
+
+/* For run_pool.c. Set up a run up to its jail, parked (jail_spec.park_file):
+ * the workspace held, the tree, the run's lock, its pipes; no code, session
+ * or bridge. @r's opts are borrowed during this call only: a parked run is
+ * only ever adopted by run_start or freed (run_unpark). 0, or -1 with @err. */
+int run_park(struct run *r, struct err *err);
+/* The tree a parked run's jail holds. */
+const char *run_parked_tree(const struct run *r);
+/* Free a parked run that never ran: as run_free, but its workspace is not
+ * stamped as used (workspaces/idle.h). Accepts NULL. */
+void run_unpark(struct run *r);
 
 /* run_new, run_start, run_wait and run_free in one, for a caller that never
  * cancels. NULL with @err when the code never ran. */

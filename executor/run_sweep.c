@@ -22,6 +22,8 @@
 #define CGROUP_FS "/sys/fs/cgroup"
 #define CGROUP_LEAF "mcpfs.main" /* executor/jail_cgroup.c: JAIL_CGROUP_LEAF */
 #define CGROUP_PARENTS_MAX 3
+/* as executor/jail_cgroup.c: JAIL_CGROUP_REMOVE_S */
+#define RUN_SWEEP_REMOVE_S 15
 
 int run_sweep_lock(const char *root, int how)
 {
@@ -73,26 +75,17 @@ static size_t cgroup_parents(const char *cgroup_parent, char out[][4200])
 }
 
 /* Remove run @id's groups that hold no process any more. */
+/* The run is gone (its lock is free): what is left in its groups is its
+ * jail's processes, still exiting (the lock goes with pid 1's files, before
+ * they leave the group) or left behind. */
 static void cgroups_remove(char parents[][4200], size_t n, const char *id)
 {
-	char path[4400], procs[16];
+	char path[4400];
 	size_t i;
-	int fd;
 
-	for (i = 0; i < n; i++) {
-		if (snprintf(path, sizeof(path), "%s/mcpfs-%s/cgroup.procs", parents[i], id) >=
-		    (int)sizeof(path))
-			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (read(fd, procs, sizeof(procs)) == 0) {
-			path[strlen(path) - strlen("/cgroup.procs")] = '\0';
-			/* EBUSY when a process came meanwhile: then it stays */
-			rmdir(path);
-		}
-		close(fd);
-	}
+	for (i = 0; i < n; i++)
+		if (snprintf(path, sizeof(path), "%s/mcpfs-%s", parents[i], id) < (int)sizeof(path))
+			cgroupfs_remove(path, RUN_SWEEP_REMOVE_S);
 }
 
 /* Is run @id gone? Its lock is free, or it has none (a folder of an older

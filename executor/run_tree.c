@@ -228,6 +228,25 @@ static int generate(struct hub *hub, const struct policy_rules *rules, const cha
 	return rc < 0 ? -1 : 0;
 }
 
+void run_tree_expire(const char *root)
+{
+	const time_t old = time(NULL) - RUN_TREE_MAX_AGE_S - 1;
+	const struct timespec t[2] = {{old, 0}, {old, 0}};
+	char base[4096], servers[4400];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(base, sizeof(base), "%s/cache/trees", root);
+	if (!(dir = opendir(base)))
+		return;
+	while ((d = readdir(dir)))
+		if (is_tree_name(d->d_name)) {
+			snprintf(servers, sizeof(servers), "%s/%s/servers", base, d->d_name);
+			utimensat(AT_FDCWD, servers, t, AT_SYMLINK_NOFOLLOW);
+		}
+	closedir(dir);
+}
+
 int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub,
 		 const struct policy_rules *rules, char *out, size_t n, struct err *err)
 {

@@ -24,4 +24,9 @@ struct policy_rules;
 int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub,
 		 const struct policy_rules *rules, char *out, size_t n, struct err *err);
 
+/* A catalog changed: every tree written under @root's cache is written
+ * again by the next run that wants it (it turns as old as RUN_TREE_MAX_AGE_S;
+ * runs that bound it go on with it). */
+void run_tree_expire(const char *root);
+
 #endif

@@ -16,7 +16,9 @@
 #include "../pii/engine.h"
 #include "../common/buf.h"
 #include "../common/fsx.h"
+#include "../common/id.h"
 #include "../executor/run.h"
+#include "../executor/run_pool.h"
 #include "../search/search.h"
 #include "../servers/hub.h"
 #include "../workspaces/workspace.h"
@@ -253,14 +255,29 @@ out:
 	return out;
 }
 
+/* A customer's workspace is about to grow (`mcpfs workspace create
+ * --quota-bytes`): no parked jail may hold its mount. */
+static json_t *c_retire(struct conn *cn, json_t *p)
+{
+	const char *customer = json_string_value(json_object_get(p, "customer"));
+	struct err e = {0};
+
+	if (!customer || !id_valid(customer, "customer", &e)) {
+		if (!e.text[0])
+			err_set(&e, EXIT_USAGE, "retire: customer missing");
+		return fail(&e);
+	}
+	if (cn->c->e->pool)
+		run_pool_retire_customer(cn->c->e->pool, customer);
+	return json_pack("{s:{}}", "result");
+}
+
 static const struct method {
 	const char *name;
 	json_t *(*fn)(struct conn *cn, json_t *params);
 } methods[] = {
-    {"call", c_call},
-    {"exec", c_exec},
-    {"servers", c_servers},
-    {"tools", c_tools},
+    {"call", c_call},	    {"exec", c_exec},	{"retire", c_retire},
+    {"servers", c_servers}, {"tools", c_tools},
 };
 
 static void handle(struct conn *cn, const char *line, size_t len)

@@ -7,6 +7,7 @@
  *         timeout_s?, memory_mb?} -> {result: the exec --json object, status}
  *   servers {timeout_s?} -> [{name, state, generation, ntools, why, log_tail}]
  *   tools {server?, timeout_s?} -> [{name, tools} | {name, error, status}]
+ *   retire {customer} -> {}: its parked jails are gone (its workspace grows)
  * Errors are JSON-RPC errors whose data.status is the exit status. An exec
  * whose client hangs up is cancelled. One daemon holds the socket; a second
  * on the same data root serves its fronts without one. */

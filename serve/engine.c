@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../executor/run_pool.h"
+#include "../executor/run_tree.h"
 #include "../search/search.h"
 #include "../servers/hub.h"
 #include "../workspaces/idle.h"
@@ -24,6 +26,8 @@
 #define DEFAULT_OUTPUT_CAP 20000
 #define HEARTBEAT_S 2.0 /* a run's progress is sent at least this often */
 #define TICK_S 0.25
+#define POOL_IDLE_S 10.0 /* a parked jail unused this long is retired */
+#define POOL_CUSTOMERS 8 /* customers with jails parked at once, at most */
 
 struct ticker_msg {
 	struct mcp_conn *conn; /* a reference */
@@ -35,9 +39,14 @@ static void *ticker(void *arg);
 
 static void on_catalog_changed(void *ctx, const char *server, uint64_t generation)
 {
+	struct serve_engine *e = ctx;
+
 	(void)server;
 	(void)generation;
-	serve_engine_catalog_changed(ctx);
+	run_tree_expire(e->o.root); /* the next run writes its tree again */
+	if (e->pool)
+		run_pool_retire(e->pool); /* their trees are stale */
+	serve_engine_catalog_changed(e);
 }
 
 /* Every tools/call of the hub, whoever made it: counted, and a run's calls
@@ -51,6 +60,30 @@ static int after_call(void *ctx, const struct hub_call *call, json_t **result, s
 		return 0; /* resources and prompts are not tool calls */
 	serve_engine_tool_called(ctx, call->opts->session, call->server, ok);
 	return 0;
+}
+
+/* The parked jails: a few per customer, by default retired well before the
+ * idle sweep would unmount what they hold (a workspace idle for ws_idle_s);
+ * the sweep leaves a workspace held by a parked jail alone however long. */
+static struct run_pool *pool_new(const struct serve_opts *o, struct err *err)
+{
+	struct run_pool_opts po = {
+	    .root = o->root,
+	    .cfg = o->cfg,
+	    .hub = o->hub,
+	    .policy = o->policy,
+	    .cgroup_parent = o->cgroup_parent,
+	    .memory_mb = o->memory_mb,
+	    .per_customer = o->pool,
+	    .max = POOL_CUSTOMERS * o->pool,
+	    .idle_s = POOL_IDLE_S,
+	};
+
+	if (o->pool_idle_s > 0)
+		po.idle_s = o->pool_idle_s;
+	else if (o->ws_idle_s > 0 && o->ws_idle_s / 2 < po.idle_s)
+		po.idle_s = o->ws_idle_s / 2;
+	return run_pool_new(&po, err);
 }
 
 struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *err)
@@ -99,6 +132,10 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 		serve_engine_free(e);
 		return NULL;
 	}
+	if (e->o.pool && !(e->pool = pool_new(&e->o, err))) {
+		serve_engine_free(e);
+		return NULL;
+	}
 	e->listener = hub_listen(o->hub, &(struct hub_listener){on_catalog_changed, e});
 	e->hook = hub_hook_add(
 	    o->hub,
@@ -129,6 +166,8 @@ void serve_engine_free(struct serve_engine *e)
 		pthread_mutex_unlock(&e->lock);
 		pthread_join(e->ticker, NULL);
 	}
+	/* Parked jails hold workspaces, cgroups and run locks: gone first. */
+	run_pool_free(e->pool);
 	serve_sweep_stop(e->sweep);
 	/* A stopped daemon leaves no workspace mounted that nobody uses. */
 	if (ws_unmount_unused(e->o.root, &err) < 0)

@@ -19,6 +19,7 @@ struct serve_catalog;
 struct sched;
 struct metrics;
 struct search_hub;
+struct run_pool;
 
 struct pii_engine;
 struct policy;
@@ -37,7 +38,12 @@ struct serve_opts {
 	struct pii_engine *pii;	   /* borrowed: tokenizes runs' output; NULL: none */
 
 	const struct policy *policy; /* borrowed: the customers' trees; NULL: all */
+	unsigned pool;	    /* jails parked per customer with a run lately (run_pool.h); 0: none */
+	double pool_idle_s; /* a parked jail unused this long is retired; 0: 10 s, or half
+			       of ws_idle_s when that is shorter */
 };
+
+#define SERVE_POOL_MAX 8 /* --pool's ceiling */
 
 struct serve_engine {
 	struct serve_opts o;
@@ -55,6 +61,7 @@ struct serve_engine {
 	int listener;		   /* hub_listen handle, or 0 */
 	int hook;		   /* hub_hook_add handle, or 0 */
 	struct serve_sweep *sweep; /* owned: the idle sweep, or NULL */
+	struct run_pool *pool;	   /* owned: parked jails, or NULL */
 };
 
 /* New engine over @o (copied; what it points to is borrowed). NULL with @err. */

@@ -11,7 +11,8 @@ import time
 import urllib.error
 import urllib.request
 
-from conftest import REPO, SAN_ENV, TESTS_NM, everything_stdio, node22
+from conftest import JAIL_HOST_UID, REPO, SAN_ENV, TESTS_NM, everything_stdio, node22
+from conftest_executor import code_jail_pids_of
 
 INSPECTOR = TESTS_NM / "@modelcontextprotocol" / "inspector" / "clients" / "launcher" / "build" / "index.js"
 SDK_CLIENT = REPO / "tests" / "node" / "serve_client.mjs"
@@ -240,3 +241,21 @@ def session_logs_valid(root) -> int:
                         json.load(fh)
                     n += 1
     return n
+
+
+def parked(root, uid=JAIL_HOST_UID) -> list:
+    """Parked jails of data root @root (of jail host uid @uid): jailed, with a
+    /run/code, still a copy of `mcpfs serve` (a run's pid 1 wipes that
+    command line, its program names /run/code/main)."""
+    out = []
+    for p in code_jail_pids_of(root, uid):
+        try:
+            if b"serve" in open(f"/proc/{p}/cmdline", "rb").read().split(b"\0"):
+                out.append(p)
+        except OSError:
+            pass  # gone meanwhile
+    return out
+
+
+def run_locks(root) -> set:
+    return {p.name[len("exec-"):-len(".lock")] for p in (root / "run").glob("exec-*.lock")}

@@ -2,6 +2,7 @@
 generated code outside a jail."""
 import json
 import os
+import select
 import socket
 import subprocess
 import threading
@@ -195,6 +196,32 @@ def test_errors_are_one_line_jsonrpc(bridge):
               b'"name":"no-such-tool","arguments":{}}}\n')
     m = json.loads(f.readline())
     assert m["id"] == 3 and m["result"]["isError"] is True
+
+
+def test_a_client_that_does_not_read_keeps_its_reader(bridge):
+    """A client that sends without reading its replies: a large reply fills
+    the socket, so the error for a bad line after it cannot go out at once.
+    The bridge reads on all the same (the error goes out later), so the
+    client's next request goes through, and then every reply arrives. A
+    reader that waited to write the error would stall the client's send for
+    good (the flood test hung on this once in ~40 runs under load)."""
+    s, f, _ = bridge.connect()
+    s.settimeout(60)
+
+    def echo(i, text):
+        return json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                           "params": {"server": "everything", "name": "echo",
+                                      "arguments": {"message": text}}}).encode() + b"\n"
+
+    s.sendall(echo(1, "y" * (4 << 20)))
+    assert select.select([s], [], [], 60)[0], "no reply began"  # and it is blocked now
+    s.sendall(b"not json\n")
+    s.sendall(echo(2, "z" * (4 << 20)))  # timed out: the reader waited to write
+    replies = [json.loads(f.readline()) for _ in range(3)]
+    assert sorted(str(m.get("id")) for m in replies) == ["1", "2", "None"], replies
+    by_id = {m.get("id"): m for m in replies}
+    assert by_id[None]["error"]["code"] == -32700
+    assert by_id[2]["result"]["content"][0]["text"] == "Echo: " + "z" * (4 << 20)
 
 
 def test_generated_python_through_bridge(mcpfs, bridge):

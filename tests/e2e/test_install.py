@@ -161,8 +161,13 @@ class Zsh:
         text = self.read_until(rf"\b{last}\b")
         self.send("\x01echo LINE: \n")  # run the line, to start the next one afresh
         self.read_until(r"\nLINE: [^\n]*\n")
-        words = text.split(typed, 1)[-1].replace("\a", " ").split()  # \a: its bell
-        return " ".join(words[:words.index(last) + 1])
+        # The list follows the typed line, which zsh may have drawn in pieces
+        # (keys echoed as they came, then redrawn): it starts after the last
+        # word ending in what was typed last before the list's @last.
+        words = text.replace("\a", " ").split()  # \a: its bell
+        end = words.index(last)
+        start = max(k for k in range(end) if words[k].endswith(typed.split()[-1]))
+        return " ".join(words[start + 1:end + 1])
 
     def close(self):
         os.kill(self.pid, signal.SIGKILL)

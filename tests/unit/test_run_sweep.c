@@ -1,15 +1,19 @@
 /* run_sweep: a killed run's folder and lock go, whichever of the two it
- * left; a live run's (its lock held) and anything not a run's stay. */
+ * left; a live run's (its lock held) and anything not a run's stay. A killed
+ * run's cgroups go too, with what is left in them. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../common/cgroupfs.h"
 #include "../../common/fsx.h"
 #include "../../executor/run.h"
 #include "check.h"
@@ -54,8 +58,60 @@ static int hold(const char *rel)
 	return fd;
 }
 
+/* A killed run's groups with a process of its jail still in them: pid 1's
+ * lock goes with its files, before its processes leave their groups, so a
+ * sweep may come first. It kills what is left and removes the groups.
+ * Returns why it could not run here, or NULL. */
+static const char *group_with_a_process(void)
+{
+	static const char *const ctl[] = {"memory", "pids"};
+	char own[2048], dir[2][2200], pid_s[32];
+	int i, st, fd;
+	pid_t pid;
+
+	for (i = 0; i < 2; i++) {
+		if (cgroupfs_own(ctl[i], own, sizeof(own)) < 0)
+			return "no cgroup v1 memory and pids here";
+		snprintf(dir[i], sizeof(dir[i]), CGROUPFS_ROOT "/%s%s/mcpfs-e", ctl[i],
+			 strcmp(own, "/") ? own : "");
+		rmdir(dir[i]); /* an earlier test's, killed */
+		if (mkdir(dir[i], 0755) < 0) {
+			if (i)
+				rmdir(dir[0]);
+			return "cannot make a cgroup here (not root)";
+		}
+	}
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)pid);
+	for (i = 0; i < 2; i++) {
+		char procs[4500];
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir[i]);
+		fd = open(procs, O_WRONLY | O_CLOEXEC);
+		CHECK(fd >= 0 && write(fd, pid_s, strlen(pid_s)) > 0, "join %s", dir[i]);
+		if (fd >= 0)
+			close(fd);
+	}
+	make("exec-e.lock", false);
+	CHECK(run_sweep(root, NULL) == 1, "the run with a process left is swept");
+	CHECK(access(dir[0], F_OK) < 0 && access(dir[1], F_OK) < 0, "its groups are gone");
+	/* gone, its group could go: it has exited */
+	CHECK(waitpid(pid, &st, WNOHANG) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	      "what was left in them was killed");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	for (i = 0; i < 2; i++)
+		rmdir(dir[i]);
+	return NULL;
+}
+
 int main(void)
 {
+	const char *why;
 	char run[4200];
 	int live;
 
@@ -92,6 +148,9 @@ int main(void)
 	close(live);
 	CHECK(run_sweep(root, NULL) == 1, "once its lock is free, d goes too");
 	CHECK(!exists("exec-d") && !exists("exec-d.lock"), "d gone");
+	why = group_with_a_process();
+	if (why)
+		printf("the cgroup part did not run: %s\n", why);
 	fsx_remove_tree(root);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
