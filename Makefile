@@ -13,7 +13,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-PKGS = fuse3 jansson libcurl libpcre2-8 libseccomp libmicrohttpd libcrypto
+PKGS = fuse3 jansson msgpack libcurl libpcre2-8 libseccomp libmicrohttpd libcrypto
 PKG_CONFIG ?= pkg-config
 ifneq ($(filter-out deps deps-test deps-bench deps-system clean help,$(MAKECMDGOALS) all),)
 PKG_MISSING := $(shell for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || echo $$p; done)

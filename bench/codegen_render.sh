@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 make -s BUILD=build build/libmcpfs.a
 mkdir -p build/bench
 cc -std=gnu11 -O2 -o build/bench/codegen_render bench/codegen_render.c build/libmcpfs.a \
-	$(pkg-config --cflags --libs fuse3 jansson libcurl libpcre2-8 libseccomp) -lpthread
+	$(pkg-config --cflags --libs fuse3 jansson msgpack libcurl libpcre2-8 libseccomp) -lpthread
 build/bench/codegen_render

@@ -8,7 +8,7 @@ command -v bwrap >/dev/null || { echo "jail_start: bwrap missing: make deps" >&2
 make -s BUILD=build build/libmcpfs.a
 mkdir -p build/bench
 cc -std=gnu11 -O2 -o build/bench/jail_start bench/jail_start.c build/libmcpfs.a \
-	$(pkg-config --cflags --libs fuse3 jansson libcurl libpcre2-8 libseccomp) -ldl -lpthread
+	$(pkg-config --cflags --libs fuse3 jansson msgpack libcurl libpcre2-8 libseccomp) -ldl -lpthread
 N=${N:-60}
 build/bench/jail_start "$(command -v bwrap)" "$N" /usr/bin/true
 build/bench/jail_start "$(command -v bwrap)" "$N" /usr/bin/python3 -c pass

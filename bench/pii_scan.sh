@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 make -s BUILD=build build/libmcpfs.a
 mkdir -p build/bench
 cc -std=gnu11 -O2 -o build/bench/pii_scan bench/pii_scan.c build/libmcpfs.a \
-	$(pkg-config --cflags --libs fuse3 jansson libcurl libpcre2-8 libseccomp) -lpthread
+	$(pkg-config --cflags --libs fuse3 jansson msgpack libcurl libpcre2-8 libseccomp) -lpthread
 text=build/bench/pii_100mb.txt
 [ -s "$text" ] || /usr/bin/python3 bench/pii_text.py "$text" 100
 out=$(taskset -c 0 build/bench/pii_scan "$text" build/bench/pii_patterns.json)

@@ -10,7 +10,7 @@ make -s BUILD=build build/libmcpfs.a build/mcpfs
 mkdir -p build/bench
 for p in search_eval search_speed; do
 	cc -std=gnu11 -O2 -o build/bench/$p bench/$p.c build/libmcpfs.a \
-		$(pkg-config --cflags --libs fuse3 jansson libcurl libpcre2-8 libseccomp) -lpthread -ldl -lm
+		$(pkg-config --cflags --libs fuse3 jansson msgpack libcurl libpcre2-8 libseccomp) -lpthread -ldl -lm
 done
 cats=${MCPFS_SHARED_CATALOG:-../shared/catalog}
 [ -d "$cats" ] || { echo "search: $cats is missing"; exit 1; }

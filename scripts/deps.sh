@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-debs="build-essential pkg-config libfuse3-dev fuse3 libjansson-dev libcurl4-openssl-dev
+debs="build-essential pkg-config libfuse3-dev fuse3 libjansson-dev libmsgpack-dev libcurl4-openssl-dev
 libpcre2-dev libseccomp-dev libmicrohttpd-dev libssl-dev python3 python3-pytest python3-mypy nodejs npm clang-format e2fsprogs"
 [ "${1-}" != --test ] || debs="$debs qemu-system-x86 busybox-static xz-utils zsh tmux strace"
 [ "${1-}" != --bench ] || debs="$debs bubblewrap"
