@@ -65,14 +65,14 @@ int cg_root_list(const struct cg_root *r, const char *dir, const struct cg_entry
 int cg_root_render(const struct cg_root *r, const char *relpath, struct buf *out);
 
 /* One server's folder. @tools is the array of MCP Tool objects (borrowed;
- * kept as compact JSON text, common/catalog_text.h, and each tool parsed for
- * each file rendered), or NULL when the catalog cannot be had, in which case
+ * kept compactly, common/catalog_text.h, and each tool rebuilt for each
+ * file rendered), or NULL when the catalog cannot be had, in which case
  * @status says why in one line (and @detail, may be NULL, the server log's
  * last lines) and the folder holds only a README saying so. */
 struct cg_server;
 struct cg_server *cg_server_new(const struct cg_root *r, size_t server_index, json_t *tools,
 				const char *status, const char *detail);
-/* The same over a catalog already held as text (a reference is taken, so a
+/* The same over a catalog already held compactly (a reference is taken, so a
  * mount's snapshot shares the hub's copy), or NULL as above. */
 struct cg_server *cg_server_new_text(const struct cg_root *r, size_t server_index,
 				     struct catalog_text *tools, const char *status,

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/jsonx.h"
 #include "codegen.h"
 #include "groups_i.h"
 #include "json_out_i.h"
@@ -22,9 +21,9 @@
 /* A server's instructions in its README, at most: server-everything's are 1,575 bytes. */
 #define INSTRUCTIONS_MAX 8192
 
-/* A tool is kept as compact JSON text in the catalog and parsed for each
- * file rendered: as a jansson tree it would cost ~4 KB for ~730 bytes of
- * JSON, for as long as the mount lives (issue 27). */
+/* A tool is kept compactly in the catalog (MessagePack) and rebuilt for
+ * each file rendered: as a jansson tree it would cost ~4 KB for ~730 bytes
+ * of JSON, for as long as the mount lives (issue 27). */
 struct cg_tool {
 	size_t index;	  /* in the catalog */
 	const char *name; /* the catalog's */
@@ -47,8 +46,8 @@ struct cg_server {
 	char *status;  /* owned; non-NULL: the catalog could not be had */
 	char *detail;  /* owned or NULL */
 	json_t *notes; /* new reference or NULL: cg_server_set_notes */
-	/* The last tool parsed: a walk or a listing renders a tool's three
-	 * files one after the other, and a parse costs more than a render. */
+	/* The last tool rebuilt: a walk or a listing renders a tool's three
+	 * files one after the other, and a rebuild costs half a render. */
 	struct memo {
 		pthread_mutex_t lock;
 		size_t index;
@@ -76,7 +75,7 @@ static int add_entry(struct cg_server *s, const char *name, const char *ext)
 	return 0;
 }
 
-/* @t's Tool object, parsed or the memo's: a new reference, or NULL when out
+/* @t's Tool object, rebuilt or the memo's: a new reference, or NULL when out
  * of memory. Shared between threads as the tree of a whole catalog was:
  * rendering only reads it. */
 static json_t *tool_json(const struct cg_server *s, const struct cg_tool *t)

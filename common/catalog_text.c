@@ -3,44 +3,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonx.h"
+#include "jsonpack.h"
 
 #define NO_NAME ((size_t)-1)
 
 struct tool_slice {
-	size_t off, len;  /* the Tool object in text */
-	size_t token_max; /* its longest token: jsonx_parse_own */
-	size_t name;	  /* its name in names, NUL-terminated, or NO_NAME */
+	size_t off, len; /* the Tool object in packed */
+	size_t name;	 /* its name in names, NUL-terminated, or NO_NAME */
 };
 
 struct catalog_text {
 	unsigned long refs;	   /* atomic */
-	struct catalog_text *base; /* a reference: a subset's text and names are its */
-	char *text;		   /* the compact array, "[...]": owned unless base */
+	struct catalog_text *base; /* a reference: a subset's packed and names are its */
+	char *packed;		   /* every tool, MessagePack: owned unless base */
 	char *names;		   /* every name, NUL-terminated: owned unless base */
-	size_t len;
 	size_t n;
-	size_t longest;		  /* the longest token of any tool */
 	struct tool_slice *tools; /* owned, in catalog order */
 };
-
-/* Append @n bytes to *@p (*@len used of *@cap), doubling. 0 or -1. */
-static int append(char **p, size_t *len, size_t *cap, const char *bytes, size_t n)
-{
-	char *grown;
-
-	if (*len + n > *cap) {
-		while (*len + n > *cap)
-			*cap *= 2;
-		grown = realloc(*p, *cap);
-		if (!grown)
-			return -1;
-		*p = grown;
-	}
-	memcpy(*p + *len, bytes, n);
-	*len += n;
-	return 0;
-}
 
 /* Give back a big catalog's doubling slack. */
 static char *fit(char *p, size_t len)
@@ -53,10 +32,10 @@ static char *fit(char *p, size_t len)
 struct catalog_text *catalog_text_new(json_t *tools)
 {
 	struct catalog_text *c;
+	msgpack_sbuffer packed, names;
 	json_t *v;
-	size_t i, cap = 2, names_len = 0, names_cap = 16;
+	size_t i, len;
 	const char *name;
-	char *one;
 
 	if (!json_is_array(tools))
 		return NULL;
@@ -65,41 +44,32 @@ struct catalog_text *catalog_text_new(json_t *tools)
 		return NULL;
 	c->refs = 1;
 	c->tools = calloc(json_array_size(tools) + 1, sizeof(*c->tools));
-	c->text = malloc(cap);
-	c->names = malloc(names_cap);
-	if (!c->tools || !c->text || !c->names)
+	if (!c->tools)
 		goto fail;
-	c->text[c->len++] = '[';
+	msgpack_sbuffer_init(&packed);
+	msgpack_sbuffer_init(&names);
 	json_array_foreach(tools, i, v)
 	{
-		size_t len;
-		int rc;
-
-		one = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		if (!one)
-			goto fail;
-		len = strlen(one);
-		rc = (i && append(&c->text, &c->len, &cap, ",", 1)) ||
-		     append(&c->text, &c->len, &cap, one, len);
-		free(one);
-		if (rc)
-			goto fail;
-		c->tools[i].off = c->len - len;
-		c->tools[i].len = len;
-		c->tools[i].token_max = jsonx_longest_token(c->text + c->len - len, len);
-		if (c->tools[i].token_max > c->longest)
-			c->longest = c->tools[i].token_max;
+		c->tools[i].off = packed.size;
+		if (jsonpack_append(&packed, v))
+			goto fail_buffers;
+		c->tools[i].len = packed.size - c->tools[i].off;
 		name = json_string_value(json_object_get(v, "name"));
-		c->tools[i].name = name ? names_len : NO_NAME;
-		if (name && append(&c->names, &names_len, &names_cap, name, strlen(name) + 1))
-			goto fail;
+		c->tools[i].name = name ? names.size : NO_NAME;
+		if (name && msgpack_sbuffer_write(&names, name, strlen(name) + 1))
+			goto fail_buffers;
 		c->n = i + 1;
 	}
-	if (append(&c->text, &c->len, &cap, "]", 1))
+	len = packed.size;
+	c->packed = fit(msgpack_sbuffer_release(&packed), len);
+	len = names.size;
+	c->names = fit(msgpack_sbuffer_release(&names), len);
+	if (!c->packed || !c->names)
 		goto fail;
-	c->text = fit(c->text, c->len);
-	c->names = fit(c->names, names_len);
 	return c;
+fail_buffers:
+	msgpack_sbuffer_destroy(&packed);
+	msgpack_sbuffer_destroy(&names);
 fail:
 	catalog_text_free(c);
 	return NULL;
@@ -119,10 +89,8 @@ struct catalog_text *catalog_text_subset(struct catalog_text *c, json_t *all, js
 		return NULL;
 	sub->refs = 1;
 	sub->base = catalog_text_ref(c);
-	sub->text = c->text;
+	sub->packed = c->packed;
 	sub->names = c->names;
-	sub->len = c->len;
-	sub->longest = c->longest;
 	sub->tools = calloc(n + 1, sizeof(*sub->tools));
 	if (!sub->tools)
 		goto fail;
@@ -155,7 +123,7 @@ void catalog_text_free(struct catalog_text *c)
 	if (c->base) {
 		catalog_text_free(c->base);
 	} else {
-		free(c->text);
+		free(c->packed);
 		free(c->names);
 	}
 	free(c->tools);
@@ -174,7 +142,7 @@ const char *catalog_text_name(const struct catalog_text *c, size_t i)
 
 json_t *catalog_text_at(const struct catalog_text *c, size_t i)
 {
-	return jsonx_parse_own(c->text + c->tools[i].off, c->tools[i].len, c->tools[i].token_max);
+	return jsonpack_unpack(c->packed + c->tools[i].off, c->tools[i].len);
 }
 
 bool catalog_text_same(const struct catalog_text *a, const struct catalog_text *b)
@@ -187,19 +155,17 @@ bool catalog_text_same(const struct catalog_text *a, const struct catalog_text *
 		return false;
 	for (i = 0; i < a->n; i++)
 		if (a->tools[i].len != b->tools[i].len ||
-		    memcmp(a->text + a->tools[i].off, b->text + b->tools[i].off, a->tools[i].len))
+		    memcmp(a->packed + a->tools[i].off, b->packed + b->tools[i].off,
+			   a->tools[i].len))
 			return false;
 	return true;
 }
 
 json_t *catalog_text_tools(const struct catalog_text *c)
 {
-	json_t *all, *one;
+	json_t *all = json_array(), *one;
 	size_t i;
 
-	if (!c->base)
-		return jsonx_parse_own(c->text, c->len, c->longest);
-	all = json_array();
 	for (i = 0; all && i < c->n; i++) {
 		one = catalog_text_at(c, i);
 		if (json_array_append_new(all, one) < 0) {

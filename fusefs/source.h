@@ -12,8 +12,8 @@
 #include "../tree/snapshot.h"
 
 struct fusefs_source {
-	/* The server's tools (a new reference to the catalog's text, shared
-	 * with the hub where it can be) and generation; starts it when needed
+	/* The server's tools (a new reference to the compact catalog,
+	 * shared with the hub where it can be) and generation; starts it when needed
 	 * and may block up to its connect timeout. NULL with @err. */
 	struct catalog_text *(*tools)(void *ctx, const char *server, uint64_t *generation,
 				      struct err *err);

@@ -3,7 +3,7 @@
 #include <malloc.h>
 
 /* The hub's catalog itself, or the part of it the filter shows: either way
- * the hub's one copy of the text, not another. */
+ * the hub's one copy of the catalog, not another. */
 static struct catalog_text *hub_src_tools(void *ctx, const char *server, uint64_t *generation,
 					  struct err *err)
 {

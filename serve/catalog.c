@@ -112,7 +112,8 @@ static struct folder *folder_get(struct serve_catalog *c, size_t i, struct err *
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	/* The hub's text itself: the folder shares it, parses nothing. */
+	/* The hub's compact catalog itself: the folder shares it, rebuilds
+	 * nothing. */
 	tools = hub_catalog(c->hub, name, &gen, &e);
 	if (!tools) {
 		hub_info(c->hub, name, &info);

@@ -60,12 +60,12 @@ void hub_connect_all(struct hub *h, double timeout_s);
  * generation. Starts the server if needed, unless a fresh cached catalog
  * exists. NULL with @err when it cannot be had. */
 json_t *hub_tools(struct hub *h, const char *server, uint64_t *generation, struct err *err);
-/* The same catalog as its compact text (common/catalog_text.h), not parsed:
+/* The same catalog in its compact form (common/catalog_text.h), not rebuilt:
  * a new reference, for a holder that keeps it (a mount's snapshot). */
 struct catalog_text *hub_catalog(struct hub *h, const char *server, uint64_t *generation,
 				 struct err *err);
 /* One tool's Tool object as hub_tools would list it (new), found by its
- * exact name: parses that tool alone, for what runs on every call. NULL with
+ * exact name: rebuilds that tool alone, for what runs on every call. NULL with
  * @err when the catalog cannot be had, NULL alone when it lists no such tool. */
 json_t *hub_tool(struct hub *h, const char *server, const char *tool, struct err *err);
 
