@@ -23,8 +23,8 @@ void cgroupfs_kill(const char *dir);
 /* Remove @dir, the group of a run that is over: what is still in it is
  * killed (exiting, or left behind), and rmdir is retried while the kernel
  * calls it busy, which killed processes keep it for seconds on a loaded
- * machine, until @timeout_s has passed. Returns 0 (also when it is gone
+ * machine, for CGROUPFS_REMOVE_S at most. Returns 0 (also when it is gone
  * already) or -errno. */
-int cgroupfs_remove(const char *dir, double timeout_s);
+int cgroupfs_remove(const char *dir);
 
 #endif

@@ -29,8 +29,6 @@
 
 #define CGROUP_FS "/sys/fs/cgroup"
 #define JAIL_CGROUP_STALE_S 60
-/* How long the end of a run waits for its killed processes to leave their group. */
-#define JAIL_CGROUP_REMOVE_S 15
 /* v2: where mcpfs's own processes live in a delegated group. Not "mcpfs-*":
  * those are runs' groups, which sweep_stale removes when empty. */
 #define JAIL_CGROUP_LEAF "mcpfs.main"
@@ -424,15 +422,12 @@ void jail_cgroup_events(struct jail *j, bool *memory, bool *pids)
 	}
 }
 
-/* Killed processes keep their group busy for seconds on a loaded machine:
- * a deadline on the clock (a count of short sleeps ran out after 1 s and
- * left groups behind under two test suites at once). */
 void jail_cgroup_remove(struct jail *j)
 {
 	int i, rc;
 
 	for (i = j->cg.ndirs - 1; i >= 0; i--) {
-		rc = cgroupfs_remove(j->cg.dirs[i], JAIL_CGROUP_REMOVE_S);
+		rc = cgroupfs_remove(j->cg.dirs[i]);
 		/* a later run's sweep removes it once it is old (sweep_stale) */
 		if (rc < 0)
 			fprintf(stderr, "mcpfs: cgroup %s left behind: %s\n", j->cg.dirs[i],

@@ -22,8 +22,6 @@
 #define CGROUP_FS "/sys/fs/cgroup"
 #define CGROUP_LEAF "mcpfs.main" /* executor/jail_cgroup.c: JAIL_CGROUP_LEAF */
 #define CGROUP_PARENTS_MAX 3
-/* as executor/jail_cgroup.c: JAIL_CGROUP_REMOVE_S */
-#define RUN_SWEEP_REMOVE_S 15
 
 int run_sweep_lock(const char *root, int how)
 {
@@ -74,10 +72,9 @@ static size_t cgroup_parents(const char *cgroup_parent, char out[][4200])
 	return n;
 }
 
-/* Remove run @id's groups that hold no process any more. */
-/* The run is gone (its lock is free): what is left in its groups is its
- * jail's processes, still exiting (the lock goes with pid 1's files, before
- * they leave the group) or left behind. */
+/* Remove run @id's groups. The run is gone (its lock is free): what is
+ * left in them is its jail's processes, still exiting (the lock goes with
+ * pid 1's files, before they leave the group) or left behind. */
 static void cgroups_remove(char parents[][4200], size_t n, const char *id)
 {
 	char path[4400];
@@ -85,7 +82,7 @@ static void cgroups_remove(char parents[][4200], size_t n, const char *id)
 
 	for (i = 0; i < n; i++)
 		if (snprintf(path, sizeof(path), "%s/mcpfs-%s", parents[i], id) < (int)sizeof(path))
-			cgroupfs_remove(path, RUN_SWEEP_REMOVE_S);
+			cgroupfs_remove(path);
 }
 
 /* Is run @id gone? Its lock is free, or it has none (a folder of an older
