@@ -28,10 +28,10 @@ static int pack(msgpack_packer *pk, const json_t *v, int depth)
 	size_t i, key_len;
 	json_t *item;
 
+	if (depth == SPLIT_DEPTH && (json_is_object(v) || json_is_array(v)))
+		return pack_nested(pk, v);
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
-		if (depth == SPLIT_DEPTH)
-			return pack_nested(pk, v);
 		if (msgpack_pack_map(pk, json_object_size(v)))
 			return -1;
 		json_object_keylen_foreach((json_t *)v, key, key_len, item)
@@ -42,8 +42,6 @@ static int pack(msgpack_packer *pk, const json_t *v, int depth)
 		}
 		return 0;
 	case JSON_ARRAY:
-		if (depth == SPLIT_DEPTH)
-			return pack_nested(pk, v);
 		if (msgpack_pack_array(pk, json_array_size(v)))
 			return -1;
 		json_array_foreach(v, i, item)
