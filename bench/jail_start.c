@@ -22,14 +22,12 @@
 #include <linux/filter.h>
 
 #include "../executor/jail.h"
-#include "../executor/run_work.h"
 
 extern const struct sock_fprog jail_seccomp_prog; /* executor/jail_i.h */
 extern char **environ;
 
 static char dir[] = "/tmp/mcpfs-jail-bench-XXXXXX";
 static char ws[4200], skills[4200], shared[4200], tree[4200], servers[4200], run[4200];
-static char work[4200]; /* the skills overlay's (run_work.h) */
 static const char *const envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8",
 				   "MCPFS_BRIDGE=/run/mcpfs/bridge.sock", NULL};
 static const char code[] = "pass\n";
@@ -58,11 +56,11 @@ static double median(double *xs, int n)
 static double run_mcpfs(char *const *argv, int nul)
 {
 	const struct jail_bind binds[] = {
-	    {ws, JAIL_WORKSPACE, true, false, NULL},
-	    {skills, JAIL_SKILLS, true, true, work},
-	    {shared, JAIL_SKILLS "/shared", false, true, NULL},
-	    {tree, JAIL_TREE, false, true, NULL},
-	    {servers, JAIL_CODE_DIR "/servers", false, true, NULL},
+	    {ws, JAIL_WORKSPACE, true, false},
+	    {skills, JAIL_SKILLS, true, false},
+	    {shared, JAIL_SKILLS "/shared", false, true},
+	    {tree, JAIL_TREE, false, true},
+	    {servers, JAIL_CODE_DIR "/servers", false, true},
 	};
 	const struct jail_file files[] = {{JAIL_CODE_DIR "/main.py", code, sizeof(code) - 1, 0444}};
 	struct jail_spec s = {
@@ -253,7 +251,6 @@ int main(int argc, char **argv)
 	mk(tree, "tree");
 	mk(servers, "tree/servers");
 	mk(run, "run");
-	mk(work, "work");
 	/* our filter as bwrap takes it: the raw sock_filter array */
 	sfd = memfd_create("seccomp", MFD_CLOEXEC);
 	if (sfd < 0 || write(sfd, jail_seccomp_prog.filter,
@@ -288,18 +285,11 @@ int main(int argc, char **argv)
 	rmdir(servers);
 	rmdir(tree);
 	rmdir(ws);
-	{
-		char point[4300]; /* the jail's mount point for the shared skills */
-
-		snprintf(point, sizeof(point), "%s/shared", skills);
-		rmdir(point);
-	}
 	snprintf(point, sizeof(point), "%s/shared", skills);
 	rmdir(point);
 	rmdir(skills);
 	rmdir(shared);
 	rmdir(run);
-	run_work_remove(work);
 	rmdir(dir);
 	return 0;
 }

@@ -12,6 +12,9 @@ big_catalog.mjs) serving N generated tools, P per tools/list page.
          that isatty() (ioctl TCGETS), the one request of a warm walk; and
          the open() walk with the daemon pinned to the walker's CPU or the
          other one (what a cross-CPU wake-up costs)
+  jail:  the same open() and os.open walks by code in a run's jail, of
+         /mcp (the live mount, through the jail's read-only overlay) against
+         a copy of it on the jail's own tmpfs
   idle:  the os.open walk after IDLE seconds idle (default 65: the entry
          and attribute timeouts were 60 s), best of IDLE_ROUNDS pauses, the
          mounts (new, base) and tmpfs taking turns at walking first
@@ -38,7 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MCPFS = os.environ.get("MCPFS", str(REPO / "build" / "mcpfs"))
 BASE = os.environ.get("BASE", "")
-PARTS = os.environ.get("PARTS", "pages,ls,walk,idle,rss,bytes").split(",")
+PARTS = os.environ.get("PARTS", "pages,ls,walk,jail,idle,rss,bytes").split(",")
 IDLE = float(os.environ.get("IDLE", "65"))
 IDLE_ROUNDS = int(os.environ.get("IDLE_ROUNDS", "3"))
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
@@ -66,8 +69,8 @@ class Mcpfs:
         return subprocess.run([self.binary, "--config", str(self.cfg), *args], env=self.env,
                               **kw)
 
-    def mount(self) -> int:
-        self.run("mount", str(self.point), check=True)
+    def mount(self, *opts) -> int:
+        self.run("mount", *opts, str(self.point), check=True)
         run = glob.glob(str(self.work / "root" / "run" / "mount-*.json"))
         return json.loads(Path(run[0]).read_text())["pid"]
 
@@ -256,6 +259,60 @@ def part_walk():
         finally:
             m.close()
             shutil.rmtree(shm, ignore_errors=True)
+
+
+# Run in the jail: both walks of /mcp/servers and of a copy on /tmp (tmpfs),
+# best of ROUNDS each, taking turns; one JSON line of seconds.
+JAIL_WALK = """
+import json, os, shutil, time
+def walk_open(top):
+    t0 = time.monotonic()
+    for d, _, files in os.walk(top):
+        for f in files:
+            with open(os.path.join(d, f), 'rb') as fh:
+                fh.read()
+    return time.monotonic() - t0
+def walk_fd(top):
+    t0 = time.monotonic()
+    for d, _, files in os.walk(top):
+        for f in files:
+            fd = os.open(os.path.join(d, f), os.O_RDONLY)
+            while os.read(fd, 1 << 16):
+                pass
+            os.close(fd)
+    return time.monotonic() - t0
+shutil.copytree('/mcp/servers', '/tmp/servers')
+out = {}
+for name, fn in (('open', walk_open), ('os.open', walk_fd)):
+    fn('/mcp/servers')
+    best = {'mcp': float('inf'), 'tmp': float('inf')}
+    for _ in range(ROUNDS):
+        best['mcp'] = min(best['mcp'], fn('/mcp/servers'))
+        best['tmp'] = min(best['tmp'], fn('/tmp/servers'))
+    out[name] = best
+print(json.dumps(out))
+"""
+
+
+def part_jail():
+    for label, binary in binaries():
+        m = Mcpfs(binary, {"big": (2000, 1000)})
+        try:
+            m.mount("-o", "allow_other")  # else the run writes a tree of its own
+            prog = m.work / "walk.py"
+            prog.write_text(f"ROUNDS = {ROUNDS}\n" + JAIL_WALK)
+            p = m.run("exec", "--json", "--timeout", "600", "--memory", "1024", prog,
+                      capture_output=True, text=True)
+            res = json.loads(p.stdout) if p.stdout.strip() else {}
+            if res.get("exit_code") != 0:
+                print(f"jail walk, {label}: failed: {p.stderr.strip()} {res.get('stderr', '')}")
+                continue
+            for name, best in json.loads(res["stdout"]).items():
+                print(f"warm walk in the jail, os.walk + {name} + read, {label}: /mcp "
+                      f"{best['mcp'] * 1000:.0f} ms, jail tmpfs {best['tmp'] * 1000:.0f} ms, "
+                      f"ratio {best['mcp'] / best['tmp']:.2f}x (goal <= 1.5x)", flush=True)
+        finally:
+            m.close()
 
 
 def part_idle():

@@ -8,6 +8,7 @@
 
 #include "../skills/skills.h"
 #include "../workspaces/admin.h"
+#include "../workspaces/idle.h"
 #include "../workspaces/quota.h"
 #include "../workspaces/session.h"
 #include "cli.h"
@@ -35,7 +36,8 @@ static void usage(FILE *f)
 		   "jail's working directory, an ext4 image sized by the quota when the machine\n"
 		   "allows loop mounts), skills/, sessions/, state/. 'create' is idempotent and\n"
 		   "grows a byte quota; 'gc' drops session logs idle for D days (default 30) and\n"
-		   "leftovers of killed writers; 'umount' unmounts workspaces (data stays).\n"
+		   "leftovers of killed writers; 'umount' unmounts workspaces and skills\n"
+		   "overlays (data stays; a skills overlay stays while a run uses it).\n"
 		   "Defaults: $MCPFS_QUOTA_BYTES (256M), $MCPFS_QUOTA_FILES (10000);\n"
 		   "MCPFS_QUOTA_MODE=none makes plain folders without enforcement.\n");
 }
@@ -388,7 +390,8 @@ static int do_umount(struct cli *cli, const char *root, struct ws_args *a)
 		snprintf(ws.customer, sizeof(ws.customer), "%s", c);
 		snprintf(ws.dir, sizeof(ws.dir), "%s", dir);
 		snprintf(ws.workspace, sizeof(ws.workspace), "%.*s/workspace", PATH_MAX - 16, dir);
-		if (ws_quota_umount(&ws, &e) < 0)
+		snprintf(ws.skills, sizeof(ws.skills), "%.*s/skills", PATH_MAX - 16, dir);
+		if (ws_quota_umount(&ws, &e) < 0 || ws_skills_umount_unheld(&ws, &e) < 0)
 			rc = cli_fail(&e);
 	}
 	json_decref(who);

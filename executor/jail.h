@@ -46,14 +46,10 @@ struct jail_bind {
 	const char *src; /* host path */
 	const char *dst; /* path in the jail */
 	bool rw;
-	/* Mounted as a file system of its own whose root is src (an overlay,
-	 * src a folder): the jail's mount table then names nothing of the host,
-	 * where a bind would show src's path in its file system. */
+	/* Read-only, mounted as a file system of its own whose root is src (an
+	 * overlay, src a folder): the jail's mount table then names nothing of
+	 * the host, where a bind would show src's path in its file system. */
 	bool neutral;
-	/* neutral and rw: an empty folder for overlayfs's work files, under
-	 * src's parent folder (same file system), writable by the jail's host
-	 * uid, used by this jail only; writes land in src itself */
-	const char *work;
 };
 
 struct jail_limits {

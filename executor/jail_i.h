@@ -43,9 +43,6 @@ struct jail {
 	struct jail_limits in_force; /* jail_cgroup_create: the spec's, less what no cgroup holds */
 	int listen_fd;		     /* parent: jail_spec.listen_path's socket, until taken; -1 */
 	int src_fds[JAIL_MAX_BINDS + 8]; /* child: O_PATH fds of bind sources */
-	/* child, neutral binds: src_fds holds a detached copy of the source's
-	 * mount (read-write: of its parent's), these src and work in it; -1 */
-	int upper_fds[JAIL_MAX_BINDS], work_fds[JAIL_MAX_BINDS];
 	/* child, neutral binds: the source itself, bound as it is where the
 	 * kernel makes no such overlay (Debian 12's 6.1 takes no layer from a
 	 * detached mount; tmpfs before 6.6 has no user xattrs); -1 */

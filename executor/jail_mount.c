@@ -9,9 +9,9 @@
  * /proc/self/fd after the child became the jail's user. Paths of the new
  * root are built under ROOT before pivot_root.
  *
- * A neutral bind (jail_bind.neutral) is an overlay instead, a file system
- * whose root is the source: mountinfo shows a bind's root as its path in
- * the source's file system (a host path), an overlay's as "/". */
+ * A neutral bind (jail_bind.neutral, read-only) is an overlay instead, a
+ * file system whose root is the source: mountinfo shows a bind's root as
+ * its path in the source's file system (a host path), an overlay's as "/". */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -66,42 +66,6 @@ static const struct {
     {"/dev/stderr", "/proc/self/fd/2"},
 };
 
-/* A neutral read-write bind's sources: a detached copy of the mount of
- * src's parent, src and work in it (overlayfs wants the upper and work
- * folders on one mount). The parent's name stays out of the overlay's
- * options: they name src and work as paths in the copy. */
-static int open_upper(struct jail *j, size_t i, char *why, size_t n)
-{
-	const struct jail_bind *b = &j->spec->binds[i];
-	char parent[4096];
-	const char *name;
-	size_t len;
-	int copy;
-
-	name = strrchr(b->src, '/');
-	len = name ? (size_t)(name - b->src) : 0;
-	if (!name || !name[1] || len >= sizeof(parent) || !b->work ||
-	    strncmp(b->work, b->src, len + 1)) {
-		errno = EINVAL;
-		return jail_why(why, n, "work folder %s: not under the folder of %s",
-				b->work ? b->work : "(none)", b->src);
-	}
-	memcpy(parent, len ? b->src : "/", len ? len : 1);
-	parent[len ? len : 1] = '\0';
-	copy = open_tree(AT_FDCWD, parent, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	if (copy < 0)
-		return jail_why(why, n, "open_tree(%s, OPEN_TREE_CLONE)", parent);
-	j->src_fds[NFIXED + i] = copy;
-	j->upper_fds[i] = openat(copy, name + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (j->upper_fds[i] < 0)
-		return jail_why(why, n, "open(%s, O_PATH)", b->src);
-	j->work_fds[i] =
-	    openat(copy, b->work + len + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (j->work_fds[i] < 0)
-		return jail_why(why, n, "open(%s, O_PATH)", b->work);
-	return 0;
-}
-
 int jail_mount_open_child(struct jail *j, char *why, size_t n)
 {
 	const struct jail_bind *b;
@@ -114,16 +78,9 @@ int jail_mount_open_child(struct jail *j, char *why, size_t n)
 	}
 	for (i = 0; i < j->spec->nbinds; i++) {
 		b = &j->spec->binds[i];
-		j->upper_fds[i] = j->work_fds[i] = -1;
 		j->plain_fds[i] = b->neutral ? open(b->src, O_PATH | O_CLOEXEC) : -1;
 		if (b->neutral && j->plain_fds[i] < 0)
 			return jail_why(why, n, "open(%s, O_PATH)", b->src);
-		if (b->neutral && b->rw) {
-			j->as_bind[i] = false;
-			if (open_upper(j, i, why, n) < 0)
-				return -1;
-			continue;
-		}
 		/* A copy of the mount for the overlay (it takes no other). The
 		 * kernel copies none of a source with mounts inside (they are
 		 * locked: they may hide what is under them), and overlayfs would
@@ -269,8 +226,8 @@ static int bind_fd(int fd, const char *dst, bool rw, bool dev, char *why, size_t
 	return 0;
 }
 
-/* The empty lower layer of the overlays: overlayfs wants two lower
- * layers when there is no upper one, and one below an upper one. */
+/* The empty lower layer of the overlays: overlayfs wants two lower layers
+ * when there is no upper one. */
 static int empty_layer(char *why, size_t n)
 {
 	int fs = fsopen("tmpfs", FSOPEN_CLOEXEC), m;
@@ -295,20 +252,13 @@ static int empty_layer(char *why, size_t n)
 static int overlay_bind(struct jail *j, size_t i, int empty, const char *dst, char *why, size_t n)
 {
 	const struct jail_bind *b = &j->spec->binds[i];
-	unsigned long flags = MS_NOSUID | MS_NODEV | (b->rw ? 0 : MS_RDONLY);
-	char opts[256];
+	char opts[128];
 
 	if (mkdirs(dst, why, n) < 0)
 		return -1;
-	if (b->rw)
-		snprintf(opts, sizeof(opts),
-			 "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,"
-			 "workdir=/proc/self/fd/%d,userxattr",
-			 empty, j->upper_fds[i], j->work_fds[i]);
-	else
-		snprintf(opts, sizeof(opts), "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d,userxattr",
-			 j->src_fds[NFIXED + i], empty);
-	if (mount("overlay", dst, "overlay", flags, opts) < 0)
+	snprintf(opts, sizeof(opts), "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d,userxattr",
+		 j->src_fds[NFIXED + i], empty);
+	if (mount("overlay", dst, "overlay", MS_NOSUID | MS_NODEV | MS_RDONLY, opts) < 0)
 		return jail_why(why, n, "mount(overlay of %s, %s)", b->src, dst);
 	return 0;
 }
@@ -419,14 +369,9 @@ int jail_mount_setup_child(struct jail *j, char *why, size_t n)
 	}
 	for (i = 0; i < NFIXED + s->nbinds; i++)
 		close(j->src_fds[i]);
-	for (i = 0; i < s->nbinds; i++) {
-		if (j->upper_fds[i] >= 0)
-			close(j->upper_fds[i]);
-		if (j->work_fds[i] >= 0)
-			close(j->work_fds[i]);
+	for (i = 0; i < s->nbinds; i++)
 		if (j->plain_fds[i] >= 0)
 			close(j->plain_fds[i]);
-	}
 	if (empty >= 0)
 		close(empty);
 	if (chdir(ROOT) < 0)

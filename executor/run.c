@@ -32,7 +32,6 @@
 #include "jail.h"
 #include "run_pool.h"
 #include "run_tree.h"
-#include "run_work.h"
 
 #define RUN_OUTPUT_MAX (1u << 20)	/* per stream, with --json */
 #define RUN_RECORD_CODE_MAX (64u << 10) /* code kept in the task record */
@@ -62,7 +61,6 @@ struct run {
 	char session[ID_MAX + 1];
 	char tree[4096], tree_servers[4200];
 	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
-	char work[4096];	  /* the skills overlay's work folder (run_work.h); "" */
 	char lock_path[4200];
 	int lock_fd;	 /* lock_path, locked while the run lives; else -1 */
 	int ws_hold;	 /* the workspace held (workspaces/idle.h) when we opened it; else -1 */
@@ -308,18 +306,21 @@ static int jail_up(struct run *r, int out_fd, int err_fd, bool park, struct err 
 			      "PYTHONPATH=" JAIL_TREE ":/", NULL};
 	/* Neutral: file systems of their own, so that the jail's mount table
 	 * names no host path (the data root, the customer, the config's tree).
-	 * The workspace's image is the root of its own already; a workspace
-	 * that is a plain folder (quota mode none) stays a bind and shows its
-	 * path: an overlay would not show the files the host (a test, a tool)
-	 * adds while the run looks for them (overlayfs keeps a lookup that
-	 * found nothing). */
+	 * The read-write ones are the roots of their own already where the
+	 * host can make them so: the workspace's image, the customer's skills
+	 * overlay (workspaces/skills_mount.h). Where they are plain folders
+	 * (rootless, quota mode none) they are bound as they are and show
+	 * their paths: an overlay per run would not show what another run or
+	 * the host saves while the run looks for it (overlayfs keeps a lookup
+	 * that found nothing), and two runs of a customer would stack two
+	 * overlays on one folder. */
 	struct jail_bind binds[] = {
-	    {r->ws.workspace, JAIL_WORKSPACE, true, false, NULL},
-	    {r->ws.skills, JAIL_SKILLS, true, true, r->work},
-	    {r->skills_shared, JAIL_SKILLS "/shared", false, true, NULL},
-	    {r->tree, JAIL_TREE, false, true, NULL},
-	    {r->tree_servers, JAIL_CODE_DIR "/servers", false, true, NULL},
-	    {runtime_dist(), JAIL_RUNTIME_DIR "/dist", false, true, NULL},
+	    {r->ws.workspace, JAIL_WORKSPACE, true, false},
+	    {r->ws.skills, JAIL_SKILLS, true, false},
+	    {r->skills_shared, JAIL_SKILLS "/shared", false, true},
+	    {r->tree, JAIL_TREE, false, true},
+	    {r->tree_servers, JAIL_CODE_DIR "/servers", false, true},
+	    {runtime_dist(), JAIL_RUNTIME_DIR "/dist", false, true},
 	};
 	struct jail_file files[RUN_MAX_FILES];
 	struct jail_spec s = {0};
@@ -526,7 +527,7 @@ static int workspace_ready(struct run *r, struct err *err)
 		return err_set(err, EXIT_FAILED, "stat %s: %s", r->ws.workspace, strerror(errno));
 	if (st.st_uid != r->host_uid && ws_chown(&r->ws, r->host_uid, r->host_gid, err) < 0)
 		return -1;
-	return run_work_make(&r->ws, r->host_uid, r->host_gid, r->work, sizeof(r->work), err);
+	return 0;
 }
 
 /* A run into a session that has ended would run, write its files, and only
@@ -661,14 +662,12 @@ static void run_adopt(struct run *r, struct run *p)
 	memcpy(r->id, p->id, sizeof(r->id));
 	r->ws = p->ws;
 	memcpy(r->skills_shared, p->skills_shared, sizeof(r->skills_shared));
-	memcpy(r->work, p->work, sizeof(r->work));
 	memcpy(r->lock_path, p->lock_path, sizeof(r->lock_path));
 	r->ws_hold = p->ws_hold;
 	r->lock_fd = p->lock_fd;
 	r->jail = p->jail;
 	r->out.fd = p->out.fd;
 	r->errs.fd = p->errs.fd;
-	p->work[0] = '\0';
 	p->ws_hold = p->lock_fd = p->out.fd = p->errs.fd = -1;
 	p->jail = NULL;
 	run_free(p);
@@ -695,9 +694,6 @@ static int jail_hand(struct run *r, double timeout, struct err *err)
 	close(r->out.fd);
 	close(r->errs.fd);
 	r->out.fd = r->errs.fd = -1;
-	run_work_remove(r->work); /* its jail is gone; the new one gets its own */
-	if (run_work_make(&r->ws, r->host_uid, r->host_gid, r->work, sizeof(r->work), err) < 0)
-		return -1;
 	return jail_make(r, false, err);
 }
 
@@ -782,8 +778,7 @@ void run_free(struct run *r)
 		return;
 	jail_free(r->jail); /* what the program left, or a run never waited for: killed, reaped */
 	bridge_free(r->bridge);
-	run_work_remove(r->work); /* the jail and its overlays are gone */
-	ws_release(r->ws_hold);	  /* the jail is gone: the sweep may unmount */
+	ws_release(r->ws_hold); /* the jail is gone: the sweep may unmount */
 	if (r->lock_fd >= 0) {
 		unlink(r->lock_path);
 		close(r->lock_fd);

@@ -147,7 +147,7 @@ static int bind_at(struct plan *p, const char *real, const char *dst, bool rw)
 	}
 	p->owned[p->nbinds] = src;
 	p->owned_dst[p->nbinds] = at != src ? at : NULL;
-	p->binds[p->nbinds++] = (struct jail_bind){src, at, rw, false, NULL};
+	p->binds[p->nbinds++] = (struct jail_bind){src, at, rw, false};
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "../common/fsx.h"
 #include "quota.h"
+#include "skills_mount.h"
 
 #define USE_LOCK "use.lock"
 
@@ -92,21 +93,42 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
-/* The customer whose workspace @mnt is, under @prefix (<root>/workspaces/),
- * or NULL. Points into @mnt, which it cuts. */
+/* @s without its suffix @tail cut, or false. */
+static bool cut_tail(char *s, const char *tail)
+{
+	size_t m = strlen(s), t = strlen(tail);
+
+	if (m <= t || strcmp(s + m - t, tail))
+		return false;
+	s[m - t] = '\0';
+	return true;
+}
+
+/* The customer whose workspace or skills @mnt is, under @prefix
+ * (<root>/workspaces/), or NULL. Points into @mnt, which it cuts. */
 static const char *customer_of(char *mnt, const char *prefix)
 {
-	size_t n = strlen(prefix), m;
+	size_t n = strlen(prefix);
 	char *c;
 
 	if (strncmp(mnt, prefix, n))
 		return NULL;
 	c = mnt + n;
-	m = strlen(c);
-	if (m <= strlen("/workspace") || strcmp(c + m - strlen("/workspace"), "/workspace"))
+	if (!cut_tail(c, "/workspace") && !cut_tail(c, "/skills"))
 		return NULL;
-	c[m - strlen("/workspace")] = '\0';
 	return strchr(c, '/') ? NULL : c;
+}
+
+/* The customer's image and skills overlay, with nobody holding it: 1 when
+ * either was unmounted, 0, -1. */
+static int umount_both(const struct ws *ws, struct err *err)
+{
+	int a = ws_quota_umount_unused(ws, err), b;
+
+	if (a < 0)
+		return -1;
+	b = ws_skills_umount(ws, false, err);
+	return b < 0 ? -1 : a || b;
 }
 
 /* Unmount one workspace if idle (any, when @idle_s < 0) and not held: 1
@@ -122,7 +144,8 @@ static int sweep_one(const char *root, const char *customer, double idle_s, stru
 	if (snprintf(ws.dir, sizeof(ws.dir), "%s/workspaces/%s", root, customer) >=
 		(int)sizeof(ws.dir) ||
 	    snprintf(ws.workspace, sizeof(ws.workspace), "%s/workspace", ws.dir) >=
-		(int)sizeof(ws.workspace))
+		(int)sizeof(ws.workspace) ||
+	    snprintf(ws.skills, sizeof(ws.skills), "%s/skills", ws.dir) >= (int)sizeof(ws.skills))
 		return 0;
 	fd = lock_use(ws.dir, LOCK_EX | LOCK_NB, err);
 	if (fd == -EWOULDBLOCK)
@@ -138,7 +161,7 @@ static int sweep_one(const char *root, const char *customer, double idle_s, stru
 	if (!rc && (idle_s < 0 || (double)(now.tv_sec - st.st_mtim.tv_sec) +
 					  (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9 >=
 				      idle_s))
-		rc = ws_quota_umount_unused(&ws, err);
+		rc = umount_both(&ws, err);
 	close(fd);
 	return rc;
 }
@@ -189,4 +212,17 @@ int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err
 int ws_unmount_unused(const char *root, struct err *err)
 {
 	return sweep(root, -1, NULL, err);
+}
+
+int ws_skills_umount_unheld(const struct ws *ws, struct err *err)
+{
+	int fd = lock_use(ws->dir, LOCK_EX | LOCK_NB, err), rc;
+
+	if (fd == -EWOULDBLOCK)
+		return 0;
+	if (fd < 0)
+		return -1;
+	rc = ws_skills_umount(ws, false, err);
+	close(fd);
+	return rc;
 }

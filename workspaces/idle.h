@@ -1,5 +1,6 @@
 /* Idle workspaces unmounted: a customer's image (workspaces/quota.h) stays
- * loop-mounted only while it is used, so mounts and loop devices follow the
+ * loop-mounted, and its skills overlay (workspaces/skills_mount.h) mounted,
+ * only while it is used, so mounts and loop devices follow the
  * customers active lately, not every customer that ever ran code. Whoever
  * uses workspace/ (a run, a file tool) holds <dir>/use.lock shared from
  * before it mounts until it is done, and stamps the file's mtime at both
@@ -27,8 +28,9 @@ int ws_hold(const struct ws *ws, struct err *err);
 /* End a use: stamps and closes @fd. Accepts -1. */
 void ws_release(int fd);
 
-/* ws_open, with the workspace held (ws_hold) before it is mounted: *@hold
- * is the descriptor for ws_release (-1 on failure). */
+/* ws_open, with the workspace held (ws_hold) before it is mounted, and the
+ * skills overlay mounted (workspaces/skills_mount.h): *@hold is the
+ * descriptor for ws_release (-1 on failure). */
 int ws_open_held(const char *root, const char *customer, struct ws *out, int *hold,
 		 struct err *err);
 
@@ -37,6 +39,10 @@ int ws_open_held(const char *root, const char *customer, struct ws *out, int *ho
  * (a shell inside it) stays. Appends the customers unmounted to @gone
  * (may be NULL). Returns how many, or -1 with @err. */
 int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err);
+
+/* Unmount the customer's skills overlay unless a use holds the customer
+ * (skills_mount.h says why not then). 1 unmounted, 0 not, -1 with @err. */
+int ws_skills_umount_unheld(const struct ws *ws, struct err *err);
 
 /* The same for every workspace nobody holds, however lately used: what a
  * daemon leaves behind when it stops. */

@@ -173,8 +173,7 @@ static int quota_put(int dfd, const struct ws *ws, const struct ws_quota *q, str
 	return 0;
 }
 
-/* Serializes mounts and quota changes of one customer across processes. */
-static int lock_customer(int dfd, const struct ws *ws, struct err *err)
+int ws_quota_lock(int dfd, const struct ws *ws, struct err *err)
 {
 	int fd = fsx_open_at(dfd, LOCK_FILE, O_RDWR | O_CREAT, 0600);
 
@@ -354,7 +353,7 @@ int ws_quota_mount(const struct ws *ws, struct err *err)
 	dfd = fsx_open_dir(ws->dir);
 	if (dfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-dfd));
-	lfd = lock_customer(dfd, ws, err);
+	lfd = ws_quota_lock(dfd, ws, err);
 	rc = lfd < 0 ? -1 : 0;
 	if (!rc && !ws_quota_mounted(ws))
 		rc = mount_image(dfd, ws, err);
@@ -383,7 +382,7 @@ int ws_quota_umount_unused(const struct ws *ws, struct err *err)
 	dfd = fsx_open_dir(ws->dir);
 	if (dfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-dfd));
-	lfd = lock_customer(dfd, ws, err);
+	lfd = ws_quota_lock(dfd, ws, err);
 	if (lfd < 0)
 		rc = -1;
 	else if (ws_quota_mounted(ws)) {
@@ -508,7 +507,7 @@ int ws_quota_apply(const struct ws *ws, const struct ws_quota *q, struct err *er
 	dfd = fsx_open_dir(ws->dir);
 	if (dfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-dfd));
-	lfd = lock_customer(dfd, ws, err);
+	lfd = ws_quota_lock(dfd, ws, err);
 	rc = lfd < 0 ? -1 : apply_locked(dfd, ws, q, err);
 	if (lfd >= 0)
 		close(lfd);

@@ -67,6 +67,11 @@ int ws_quota_umount(const struct ws *ws, struct err *err);
  * when it was not mounted or is busy, -1 with @err. */
 int ws_quota_umount_unused(const struct ws *ws, struct err *err);
 
+/* Serialize the mounts and quota changes of one customer across processes:
+ * @dfd is its folder. Returns the lock's descriptor (close it to unlock) or
+ * -1 with @err. */
+int ws_quota_lock(int dfd, const struct ws *ws, struct err *err);
+
 /* True when workspace/ is a mount point (another device than its parent). */
 bool ws_quota_mounted(const struct ws *ws);
 

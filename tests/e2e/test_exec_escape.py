@@ -462,8 +462,10 @@ def _host_mount_of(path: str):
 def test_jail_view(mcpfs, host_unchanged):  # noqa: F811
     """Exactly the jail's own root: listings of /, /dev, /etc and /run, and
     a mount table of the jail's mounts only: the host's /usr and devices
-    and the workspace bound as they are, the skills, shared skills and tree
-    each a file system of its own (an overlay whose root is the folder)."""
+    and the workspace bound as they are, the shared skills and tree each a
+    file system of its own (an overlay whose root is the folder), and the
+    skills the customer's overlay (workspaces/skills_mount.h), or, rootless,
+    the folder bound as it is."""
     exec_config(mcpfs)
     p, res = run_code(mcpfs, payload("jail_view.py"))
     assert res["exit_code"] == 0, res
@@ -484,10 +486,12 @@ def test_jail_view(mcpfs, host_unchanged):  # noqa: F811
              **{f"/dev/{d}": f"/dev/{d}" for d in ("null", "zero", "full", "random", "urandom")},
              **{f"/{n}": f"/{n}" for n in top if not os.path.islink("/" + n)},
              "/workspace": str(root / "workspaces" / "default" / "workspace")}
+    if mcpfs.rootless:
+        binds["/skills"] = str(root / "workspaces" / "default" / "skills")
     want = {m: ["/", t] for m, t in JAIL_FRESH.items()}
     want.update({m: list(_host_mount_of(src)) for m, src in binds.items()})
-    want.update({m: ["/", "overlay"]
-                 for m in ("/skills", "/skills/shared", "/mcp", "/run/code/servers")})
+    want.update({m: ["/", "overlay"] for m in ("/skills", "/skills/shared", "/mcp",
+                                               "/run/code/servers") if m not in binds})
     seen = [m[1] for m in view["mounts"]]
     assert sorted(seen) == sorted(want), "a mount the jail should not have, or one missing"
     assert {m[1]: [m[0], m[2]] for m in view["mounts"]} == want
@@ -512,13 +516,16 @@ def test_mountinfo_names_no_run_folder(mcpfs, host_unchanged):  # noqa: F811
 
 def test_mountinfo_names_no_data_root(mcpfs, host_unchanged):  # noqa: F811
     """Nothing in the jail's mount table names a path under the data root
-    (issue 19), but the workspace where it is a plain folder, not an image
-    (quota mode none, as rootless): a bind, as an overlay would not show
-    what the host adds while the run looks (executor/README.md)."""
+    (issue 19), but the workspace and skills where the host cannot make them
+    file systems of their own: a plain folder (quota mode none), and
+    rootless. Those are binds: an overlay per run would not show what the
+    host or another run adds while the run looks (executor/README.md)."""
     root = os.path.realpath(mcpfs.root)
-    ws = Path(root) / "workspaces" / "default" / "workspace"
+    customer = Path(root) / "workspaces" / "default"
     lines, _ = _mountinfo_naming(mcpfs, root)
-    if not os.path.ismount(ws):
-        bound = [_host_mount_of(str(ws))[0], "/workspace"]
-        lines = [line for line in lines if line.split()[3:5] != bound]
+    for name in ("workspace", "skills"):
+        if not os.path.ismount(customer / name):
+            assert mcpfs.rootless or name == "workspace", f"{name}: no file system of its own"
+            bound = [_host_mount_of(str(customer / name))[0], "/" + name]
+            lines = [line for line in lines if line.split()[3:5] != bound]
     assert lines == [], lines

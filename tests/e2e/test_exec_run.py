@@ -436,22 +436,60 @@ def test_text_mode_says_which_limit_ended_the_run(mcpfs):
 
 
 def test_saved_skill_lands_in_the_folder(mcpfs, host_unchanged):  # noqa: F811
-    """Code saves a skill through /skills (an overlay of the customer's
-    skills folder): it is in that folder on the host. The overlay's work
-    folder of the run is gone after it; one a killed mcpfs left, older than
-    any run lasts, is swept; a recent one (a live run's) stays."""
+    """Code saves a skill through /skills: it is in the customer's skills
+    folder on the host, the folder itself once its overlay is unmounted."""
     exec_config(mcpfs)
-    run_code(mcpfs, "pass\n")  # makes the customer's folders
-    customer = mcpfs.root / "workspaces" / "default"
-    work = customer / ".jail-work"
-    old, live = work / "oldrun", work / "liverun"
-    for d in (old, live):
-        (d / "work").mkdir(parents=True)
-        mcpfs.give(d)
-    three_days = time.time() - 3 * 86400
-    os.utime(old, (three_days, three_days))
     p, res = run_code(mcpfs, "import os\nos.makedirs('/skills/tally', exist_ok=True)\n"
                       "open('/skills/tally/SKILL.md', 'w').write('saved')\n")
     assert res and res["exit_code"] == 0, (p.stderr, res)
-    assert (customer / "skills" / "tally" / "SKILL.md").read_text() == "saved"
-    assert [d.name for d in work.iterdir()] == ["liverun"]
+    skill = mcpfs.root / "workspaces" / "default" / "skills" / "tally" / "SKILL.md"
+    assert skill.read_text() == "saved"
+    mcpfs.run("workspace", "umount", "default")
+    assert not os.path.ismount(skill.parent.parent) and skill.read_text() == "saved"
+
+
+# Looks for two names in /skills, says so in its workspace, and waits until
+# both are there: one another run saves, one the host.
+LOOKS_FOR_SKILLS = """
+import os, time
+names = ('from_run.py', 'from_host.py')
+first = [os.path.exists('/skills/' + n) for n in names]
+open('looked', 'w').write('1')
+deadline = time.monotonic() + 90
+while time.monotonic() < deadline and not all(os.path.exists('/skills/' + n) for n in names):
+    time.sleep(0.05)
+print(first, [os.path.exists('/skills/' + n) for n in names])
+"""
+
+
+def _kernel_lines(what: str) -> set:
+    p = subprocess.run(["dmesg"], capture_output=True, text=True)
+    return {line for line in p.stdout.splitlines() if what in line} if p.returncode == 0 else set()
+
+
+def test_skills_one_view_for_runs_and_host(mcpfs, host_unchanged):  # noqa: F811
+    """A run that looked for a skill and missed it sees it once another run
+    of the customer or the host saves it (issue 19): they all write through
+    one view of the folder, the customer's overlay (workspaces/skills_mount.h)
+    or, rootless, the folder itself. Runs of one customer at once stack no
+    overlays on one folder (the kernel would log it)."""
+    exec_config(mcpfs)
+    before = _kernel_lines("upperdir is in-use")
+    prog = mcpfs.tmp / "looks.py"
+    prog.write_text(LOOKS_FOR_SKILLS)
+    looker = subprocess.Popen(mcpfs.cmd("exec", "--timeout", "300", prog),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=mcpfs.env)
+    customer = mcpfs.root / "workspaces" / "default"
+    deadline = time.monotonic() + 120
+    while not (customer / "workspace" / "looked").exists() and looker.poll() is None:
+        assert time.monotonic() < deadline, "the first run never looked"
+        time.sleep(0.05)
+    p, res = run_code(mcpfs, "open('/skills/from_run.py', 'w').write('x = 1')\n")
+    assert res and res["exit_code"] == 0, (p.stderr, res)
+    (customer / "skills" / "from_host.py").write_text("y = 2")
+    mcpfs.give(customer / "skills" / "from_host.py")
+    out, err = looker.communicate(timeout=150)
+    assert looker.returncode == 0, err
+    assert out == "[False, False] [True, True]\n", (out, err)
+    assert _kernel_lines("upperdir is in-use") <= before

@@ -1,7 +1,8 @@
 """Idle workspaces unmounted (workspaces/idle.h): images nobody used for the
-idle time leave the mount table and free their loop devices, from `mcpfs
-exec` and from the daemon's sweep; a workspace in use is never unmounted,
-and its data is there on the next run."""
+idle time leave the mount table and free their loop devices, and their
+skills overlays go with them, from `mcpfs exec` and from the daemon's sweep;
+a workspace in use is never unmounted, and its data is there on the next
+run."""
 import subprocess
 import threading
 import time
@@ -39,10 +40,13 @@ def jail(ws):
     return ws
 
 
-def customers_mounted(m) -> set:
+def customers_mounted(m, what="workspace") -> set:
+    """The customers whose @what (workspace, skills) is mounted, each once."""
     prefix = str(m.root / "workspaces") + "/"
-    return {p[len(prefix):].split("/")[0] for p in mounts_under(m.root)
-            if p.startswith(prefix) and p.endswith("/workspace")}
+    seen = [p[len(prefix):].split("/")[0] for p in mounts_under(m.root)
+            if p.startswith(prefix) and p.endswith("/" + what)]
+    assert len(seen) == len(set(seen)), f"a {what} mounted twice: {seen}"
+    return set(seen)
 
 
 def wait_for(cond, what, timeout=120):
@@ -80,12 +84,12 @@ def test_exec_unmounts_idle_workspaces_and_keeps_their_data(jail):
     many = [f"c{i}" for i in range(24)]
     with ThreadPoolExecutor(4) as ex:
         assert list(ex.map(lambda c: run(jail, c, COUNTER, NEVER), many)) == ["1\n"] * 24
-    assert customers_mounted(jail) == set(many)
+    assert customers_mounted(jail) == customers_mounted(jail, "skills") == set(many)
     assert len(loops_of(jail.root)) == 24
     time.sleep(1.2)
     # A run that sweeps: every workspace idle 1 s goes, its own stays.
     assert run(jail, "z", COUNTER, {**SMALL, "MCPFS_WORKSPACE_IDLE_S": "1"}) == "1\n"
-    assert customers_mounted(jail) == {"z"}
+    assert customers_mounted(jail) == customers_mounted(jail, "skills") == {"z"}
     # Autoclear frees a loop device once its last user closes it: soon after.
     wait_for(lambda: [x for x in loops_of(jail.root) if "/z/" not in x] == [],
              "the loop devices to be freed")
@@ -106,8 +110,34 @@ def test_a_workspace_in_use_stays_mounted(jail):
     assert "busy" in customers_mounted(jail)
     time.sleep(1.2)
     run(jail, "other", COUNTER, {**SMALL, "MCPFS_WORKSPACE_IDLE_S": "1"})
-    assert "busy" not in customers_mounted(jail)
+    assert "busy" not in customers_mounted(jail) | customers_mounted(jail, "skills")
     assert run(jail, "busy", "print(open('held').read())\n", NEVER) == "1\n"
+
+
+def test_umount_leaves_the_skills_overlay_of_a_run(jail):
+    """`workspace umount` of a customer a run holds unmounts its image
+    (lazily) and leaves its skills overlay: the run's jail keeps a copy of
+    that mount, and the next run's new overlay would share its folder
+    (workspaces/skills_mount.h). What the host saves in skills/ meanwhile
+    reaches the run; once it ended, the overlay goes."""
+    prog = jail.tmp / "hold_skills.py"
+    prog.write_text("import os, time\nopen('held', 'w').write('1')\n"
+                    "while not os.path.exists('/skills/release'):\n    time.sleep(0.05)\n"
+                    "print('done')\n")
+    p = subprocess.Popen(jail.cmd("exec", "--customer", "busy", "--timeout", "300", prog),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**jail.env, **NEVER})
+    held = jail.root / "workspaces" / "busy" / "workspace" / "held"
+    wait_for(lambda: held.exists() or p.poll() is not None, "the run to start")
+    assert held.exists(), p.stderr.read()
+    jail.run("workspace", "umount", "busy")
+    assert "busy" not in customers_mounted(jail)
+    assert "busy" in customers_mounted(jail, "skills")
+    (jail.root / "workspaces" / "busy" / "skills" / "release").write_text("")
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0 and out == "done\n", err
+    jail.run("workspace", "umount", "busy")
+    assert "busy" not in customers_mounted(jail, "skills")
 
 
 def test_runs_racing_the_sweep_never_lose_a_mount(jail):
@@ -121,6 +151,7 @@ def test_runs_racing_the_sweep_never_lose_a_mount(jail):
         while not stop.is_set():
             run(jail, "sweeper", "pass\n", {**SMALL, "MCPFS_WORKSPACE_IDLE_S": "0.001"})
             seen.append(len([x for x in loops_of(jail.root) if "/racer/" in x]))
+            customers_mounted(jail, "skills")  # never twice
 
     t = threading.Thread(target=sweeper)
     t.start()
