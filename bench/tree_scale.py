@@ -28,6 +28,7 @@ the build before a change), PARTS=comma list of the parts above, ROUNDS the
 warm repetitions (best of), RSS_TOOLS the tools of the rss part (10,000)."""
 import fcntl
 import glob
+import inspect
 import json
 import os
 import shutil
@@ -261,29 +262,13 @@ def part_walk():
             shutil.rmtree(shm, ignore_errors=True)
 
 
-# Run in the jail: both walks of /mcp/servers and of a copy on /tmp (tmpfs),
-# best of ROUNDS each, taking turns; one JSON line of seconds.
+# Run in the jail, after os_walk_read and os_walk_fd: both walks of
+# /mcp/servers and of a copy on /tmp (tmpfs), best of ROUNDS each, taking
+# turns; one JSON line of seconds.
 JAIL_WALK = """
-import json, os, shutil, time
-def walk_open(top):
-    t0 = time.monotonic()
-    for d, _, files in os.walk(top):
-        for f in files:
-            with open(os.path.join(d, f), 'rb') as fh:
-                fh.read()
-    return time.monotonic() - t0
-def walk_fd(top):
-    t0 = time.monotonic()
-    for d, _, files in os.walk(top):
-        for f in files:
-            fd = os.open(os.path.join(d, f), os.O_RDONLY)
-            while os.read(fd, 1 << 16):
-                pass
-            os.close(fd)
-    return time.monotonic() - t0
 shutil.copytree('/mcp/servers', '/tmp/servers')
 out = {}
-for name, fn in (('open', walk_open), ('os.open', walk_fd)):
+for name, fn in (('open', os_walk_read), ('os.open', os_walk_fd)):
     fn('/mcp/servers')
     best = {'mcp': float('inf'), 'tmp': float('inf')}
     for _ in range(ROUNDS):
@@ -300,7 +285,10 @@ def part_jail():
         try:
             m.mount("-o", "allow_other")  # else the run writes a tree of its own
             prog = m.work / "walk.py"
-            prog.write_text(f"ROUNDS = {ROUNDS}\n" + JAIL_WALK)
+            prog.write_text("import json, os, shutil, time\nfrom pathlib import Path\n"
+                            f"ROUNDS = {ROUNDS}\n" +
+                            inspect.getsource(os_walk_read) + inspect.getsource(os_walk_fd) +
+                            JAIL_WALK)
             p = m.run("exec", "--json", "--timeout", "600", "--memory", "1024", prog,
                       capture_output=True, text=True)
             res = json.loads(p.stdout) if p.stdout.strip() else {}

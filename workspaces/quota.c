@@ -191,13 +191,18 @@ int ws_quota_lock(int dfd, const struct ws *ws, struct err *err)
 	return fd;
 }
 
-bool ws_quota_mounted(const struct ws *ws)
+bool ws_is_mount(const struct ws *ws, const char *path)
 {
 	struct stat a, b;
 
-	if (lstat(ws->dir, &a) < 0 || lstat(ws->workspace, &b) < 0)
+	if (lstat(ws->dir, &a) < 0 || lstat(path, &b) < 0)
 		return false;
 	return S_ISDIR(b.st_mode) && a.st_dev != b.st_dev;
+}
+
+bool ws_quota_mounted(const struct ws *ws)
+{
+	return ws_is_mount(ws, ws->workspace);
 }
 
 static int image_path(const struct ws *ws, const char *name, char *out, size_t n)
@@ -375,7 +380,7 @@ int ws_quota_umount(const struct ws *ws, struct err *err)
 	return err_set(err, EXIT_FAILED, "umount %s: %s", ws->workspace, strerror(errno));
 }
 
-int ws_quota_umount_unused(const struct ws *ws, struct err *err)
+int ws_umount_locked(const struct ws *ws, const char *path, bool detach, struct err *err)
 {
 	int dfd, lfd, rc = 0;
 
@@ -385,17 +390,24 @@ int ws_quota_umount_unused(const struct ws *ws, struct err *err)
 	lfd = ws_quota_lock(dfd, ws, err);
 	if (lfd < 0)
 		rc = -1;
-	else if (ws_quota_mounted(ws)) {
-		if (umount2(ws->workspace, UMOUNT_NOFOLLOW) == 0)
+	else if (ws_is_mount(ws, path)) {
+		if (umount2(path, UMOUNT_NOFOLLOW) == 0)
+			rc = 1;
+		else if (errno == EBUSY && detach &&
+			 umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
 			rc = 1;
 		else if (errno != EBUSY)
-			rc = err_set(err, EXIT_FAILED, "umount %s: %s", ws->workspace,
-				     strerror(errno));
+			rc = err_set(err, EXIT_FAILED, "umount %s: %s", path, strerror(errno));
 	}
 	if (lfd >= 0)
 		close(lfd);
 	close(dfd);
 	return rc;
+}
+
+int ws_quota_umount_unused(const struct ws *ws, struct err *err)
+{
+	return ws_umount_locked(ws, ws->workspace, false, err);
 }
 
 /* lost+found would be the first thing agent code lists; e2fsck makes it

@@ -75,6 +75,15 @@ int ws_quota_lock(int dfd, const struct ws *ws, struct err *err);
 /* True when workspace/ is a mount point (another device than its parent). */
 bool ws_quota_mounted(const struct ws *ws);
 
+/* True when @path, a folder of the customer's, is a mount point. */
+bool ws_is_mount(const struct ws *ws, const char *path);
+
+/* Unmount @path (workspace/, skills/) if it is a mount point, under the
+ * customer's lock; one in use stays, unless @detach (then it goes when
+ * its last user leaves). Returns 1 when unmounted, 0 when not mounted or
+ * busy, -1 with @err. */
+int ws_umount_locked(const struct ws *ws, const char *path, bool detach, struct err *err);
+
 /* Space and files used and available in workspace/. Returns 0 or -1. */
 int ws_usage_get(const struct ws *ws, struct ws_usage *u, struct err *err);
 

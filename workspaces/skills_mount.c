@@ -2,12 +2,10 @@
 #define _GNU_SOURCE
 #include "skills_mount.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/fsx.h"
@@ -18,11 +16,7 @@
 
 bool ws_skills_mounted(const struct ws *ws)
 {
-	struct stat a, b;
-
-	if (lstat(ws->dir, &a) < 0 || lstat(ws->skills, &b) < 0)
-		return false;
-	return S_ISDIR(b.st_mode) && a.st_dev != b.st_dev;
+	return ws_is_mount(ws, ws->skills);
 }
 
 /* An empty read-only tmpfs, detached: the lower layer (overlayfs wants
@@ -90,28 +84,5 @@ int ws_skills_mount(const struct ws *ws, struct err *err)
 
 int ws_skills_umount(const struct ws *ws, bool detach, struct err *err)
 {
-	int dfd, lfd, rc = 0;
-
-	if (!ws_skills_mounted(ws))
-		return 0;
-	dfd = fsx_open_dir(ws->dir);
-	if (dfd < 0)
-		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-dfd));
-	lfd = ws_quota_lock(dfd, ws, err);
-	if (lfd < 0)
-		rc = -1;
-	else if (ws_skills_mounted(ws)) {
-		if (umount2(ws->skills, UMOUNT_NOFOLLOW) == 0)
-			rc = 1;
-		else if (errno == EBUSY && detach &&
-			 umount2(ws->skills, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
-			rc = 1;
-		else if (errno != EBUSY)
-			rc = err_set(err, EXIT_FAILED, "umount %s: %s", ws->skills,
-				     strerror(errno));
-	}
-	if (lfd >= 0)
-		close(lfd);
-	close(dfd);
-	return rc;
+	return ws_umount_locked(ws, ws->skills, detach, err);
 }
