@@ -324,6 +324,10 @@ out:
 	control_stop(ctl);
 	serve_engine_free(e);
 	hub_free(so.hub);
+	/* A stopped daemon leaves no workspace mounted that nobody uses: after
+	 * the hub, whose customers' servers held theirs (executor/server_hold.h). */
+	if (ws_unmount_unused(so.root, &err) < 0)
+		fprintf(stderr, "mcpfs: serve: workspaces: %s\n", err.text);
 	for (c = 0; c < 2; c++) {
 		if (job.done[c] >= 0)
 			close(job.done[c]);

@@ -515,7 +515,7 @@ void run_record(struct run *r, json_t *res)
 static int workspace_ready(struct run *r, struct err *err)
 {
 	const char *customer = r->o->customer ? r->o->customer : "default";
-	struct stat st;
+	struct stat ws, skills;
 
 	if (r->o->ws)
 		r->ws = *r->o->ws;
@@ -523,9 +523,11 @@ static int workspace_ready(struct run *r, struct err *err)
 		return -1;
 	if (ws_skills_shared(r->o->root, r->skills_shared, sizeof(r->skills_shared), err) < 0)
 		return -1;
-	if (stat(r->ws.workspace, &st) < 0)
-		return err_set(err, EXIT_FAILED, "stat %s: %s", r->ws.workspace, strerror(errno));
-	if (st.st_uid != r->host_uid && ws_chown(&r->ws, r->host_uid, r->host_gid, err) < 0)
+	if (stat(r->ws.workspace, &ws) < 0 || stat(r->ws.skills, &skills) < 0)
+		return err_set(err, EXIT_FAILED, "stat %s: %s", r->ws.dir, strerror(errno));
+	/* Both: a customer's server may have made the workspace its own alone. */
+	if ((ws.st_uid != r->host_uid || skills.st_uid != r->host_uid) &&
+	    ws_chown(&r->ws, r->host_uid, r->host_gid, err) < 0)
 		return -1;
 	return 0;
 }

@@ -43,6 +43,7 @@
 #include "../common/fsx.h"
 #include "jail.h"
 #include "run.h"
+#include "server_hold.h"
 
 #define SB_MEMORY_MB 2048
 #define SB_PIDS 1024
@@ -495,10 +496,10 @@ static const struct server_proc_ops jail_ops = {
     .free = pj_free,
 };
 
-static struct server_proc *sb_start(const struct server_launcher *l, const struct server_config *sc,
-				    const struct spawn_spec *s, struct err *err)
+static struct server_proc *jailed_start(const struct server_sandbox *sb,
+					const struct server_config *sc, const struct spawn_spec *s,
+					struct err *err)
 {
-	const struct server_sandbox *sb = (const struct server_sandbox *)l;
 	enum server_network net = sc->sandbox.network;
 	struct proc_jail *pj = NULL;
 	struct plan *p = calloc(1, sizeof(*p));
@@ -578,6 +579,21 @@ out:
 	plan_free(p);
 	free(p);
 	return pj ? &pj->base : NULL;
+}
+
+/* A customer's server holds its workspace while it lives (server_hold.h);
+ * one with "sandbox": false starts plainly, but holds it too. */
+static struct server_proc *sb_start(const struct server_launcher *l, const struct server_config *sc,
+				    const struct spawn_spec *s, struct err *err)
+{
+	const struct server_sandbox *sb = (const struct server_sandbox *)l;
+	struct server_proc *p;
+	int hold = -1;
+
+	if (sc->customer && server_hold_workspace(sb->root, sc, &hold, err) < 0)
+		return NULL;
+	p = sc->sandbox.off ? server_proc_plain(sc, s, err) : jailed_start(sb, sc, s, err);
+	return hold < 0 ? p : server_hold_wrap(p, hold, sc->name, err);
 }
 
 struct server_sandbox *server_sandbox_new(const char *root, const char *cgroup_parent)

@@ -14,7 +14,6 @@
 #include "../executor/run_tree.h"
 #include "../search/search.h"
 #include "../servers/hub.h"
-#include "../workspaces/idle.h"
 #include "catalog.h"
 #include "mcp_i.h"
 #include "metrics.h"
@@ -151,8 +150,6 @@ struct serve_engine *serve_engine_new(const struct serve_opts *o, struct err *er
 
 void serve_engine_free(struct serve_engine *e)
 {
-	struct err err = {0};
-
 	if (!e)
 		return;
 	if (e->hook > 0)
@@ -169,9 +166,6 @@ void serve_engine_free(struct serve_engine *e)
 	/* Parked jails hold workspaces, cgroups and run locks: gone first. */
 	run_pool_free(e->pool);
 	serve_sweep_stop(e->sweep);
-	/* A stopped daemon leaves no workspace mounted that nobody uses. */
-	if (ws_unmount_unused(e->o.root, &err) < 0)
-		fprintf(stderr, "mcpfs: serve: workspaces: %s\n", err.text);
 	search_hub_free(e->search);
 	serve_catalog_free(e->catalog);
 	sched_free(e->sched);

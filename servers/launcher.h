@@ -29,8 +29,9 @@ struct server_proc {
 };
 
 struct server_launcher {
-	/* Start @s, the process of stdio server @sc: a new process, or NULL
-	 * with @err (one line, EXIT_UNREACHABLE). */
+	/* Start @s, the process of stdio server @sc (also one whose config
+	 * says "sandbox": false: the launcher decides how): a new process, or
+	 * NULL with @err (one line, EXIT_UNREACHABLE). */
 	struct server_proc *(*start)(const struct server_launcher *l,
 				     const struct server_config *sc, const struct spawn_spec *s,
 				     struct err *err);

@@ -305,9 +305,8 @@ static int spawn(struct transport *t, int in[2], int out[2], int errp[2], struct
 		argv[i + 1] = sc->args[i];
 	spec.argv = argv;
 	spec.envp = envp;
-	t->proc = sc->launcher && !sc->sandbox.off
-		      ? sc->launcher->start(sc->launcher, sc, &spec, err)
-		      : server_proc_plain(sc, &spec, err);
+	t->proc = sc->launcher ? sc->launcher->start(sc->launcher, sc, &spec, err)
+			       : server_proc_plain(sc, &spec, err);
 	free(argv);
 	free_strv(envp);
 	return t->proc ? 0 : -1;

@@ -179,6 +179,15 @@ static int open_ws(const char *root, const char *customer, bool create,
 	return 0;
 }
 
+bool ws_made(const char *root, const char *customer)
+{
+	struct ws_quota q;
+	struct ws w;
+
+	return id_valid(customer, "customer", NULL) && fill_paths(root, customer, &w, NULL) == 0 &&
+	       ws_quota_get(&w, &q, NULL) == 0;
+}
+
 int ws_open(const char *root, const char *customer, bool create, struct ws *out, struct err *err)
 {
 	return open_ws(root, customer, create, NULL, out, NULL, err);

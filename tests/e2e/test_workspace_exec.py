@@ -2,10 +2,12 @@
 and checkpoints written by runs, quotas hit inside the jail, SIGKILL during a
 session log write, per-customer servers, and the example skills."""
 import json
+import os
 import random
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -132,6 +134,24 @@ def test_per_customer_filesystem_server(jail):
     assert "workspaces/alice/workspace" in out["stdout"]
     assert "workspaces/bob" not in out["stdout"].splitlines()[0]
     assert "LEAK" not in out["stdout"] and "refused" in out["stdout"]
+
+
+@pytest.mark.skipif(not images_possible(), reason="ext4 quota images need root and loop devices")
+@pytest.mark.needs_root("workspace images need loop devices: plain folders")
+def test_a_customer_server_starts_on_the_mounted_image(jail):
+    """A customer's filesystem server started while the customer's image is
+    unmounted (`mcpfs call`, no run) writes into the image, not into the
+    folder under it, where the next mount would hide the file: the server
+    holds the workspace while it lives (executor/server_hold.h)."""
+    jail.run("workspace", "create", "zed", check=0)
+    jail.run("workspace", "umount", "zed")
+    target = Path(os.path.realpath(jail.root)) / "workspaces" / "zed" / "workspace"
+    jail.run("call", "--customer", "zed", "filesystem", "write_file",
+             json.dumps({"path": str(target / "hello.txt"), "content": "hi"}))
+    jail.run("workspace", "umount", "zed")
+    assert not os.path.ismount(target) and list(target.iterdir()) == []
+    _, out = run_py(jail, "zed", "import os\nprint(sorted(os.listdir('.')))\n")
+    assert out["stdout"] == "['hello.txt']\n"
 
 
 def test_example_skills_run_against_default_servers(jail):

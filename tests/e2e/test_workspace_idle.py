@@ -193,3 +193,23 @@ def test_daemon_unmounts_idle_workspaces_not_busy_ones(jail):
         assert run(jail, "d2", COUNTER, env) == "2\n"
     finally:
         assert d.stop() == 0, d.stderr()
+
+
+def test_a_customer_server_keeps_its_workspace_mounted(jail):
+    """A customer's server holds its workspace while it lives (executor/
+    server_hold.h): the daemon's sweep unmounts a customer idle since, but
+    not the one whose filesystem server runs; stopping the daemon stops the
+    server and leaves nothing mounted."""
+    env = {k: v for k, v in SMALL.items() if k != "MCPFS_NO_DAEMON"}
+    d = Serve(jail, "--workspace-idle", "1", env=env)
+    try:
+        code = ("from servers._runtime import call_tool\n"
+                "print(bool(call_tool('filesystem', 'list_allowed_directories', {})))\n")
+        assert run(jail, "served", code, env) == "True\n"
+        assert run(jail, "plain", COUNTER, env) == "1\n"
+        wait_for(lambda: "plain" not in customers_mounted(jail),
+                 "the daemon to unmount the idle workspace")
+        assert "served" in customers_mounted(jail)
+    finally:
+        assert d.stop() == 0, d.stderr()
+    assert customers_mounted(jail) == customers_mounted(jail, "skills") == set()
