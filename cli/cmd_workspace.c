@@ -391,7 +391,7 @@ static int do_umount(struct cli *cli, const char *root, struct ws_args *a)
 		snprintf(ws.dir, sizeof(ws.dir), "%s", dir);
 		snprintf(ws.workspace, sizeof(ws.workspace), "%.*s/workspace", PATH_MAX - 16, dir);
 		snprintf(ws.skills, sizeof(ws.skills), "%.*s/skills", PATH_MAX - 16, dir);
-		if (ws_quota_umount(&ws, &e) < 0 || ws_skills_umount_unheld(&ws, &e) < 0)
+		if (ws_quota_umount(&ws, &e) < 0 || ws_umount_unheld(&ws, &e) < 0)
 			rc = cli_fail(&e);
 	}
 	json_decref(who);

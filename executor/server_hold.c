@@ -6,48 +6,41 @@
 #include "../workspaces/idle.h"
 #include "../workspaces/workspace.h"
 
-struct proc_held {
+struct server_hold {
 	struct server_proc base; /* first */
 	struct server_proc *inner;
-	int hold;
-};
-
-int server_hold_workspace(const char *root, const struct server_config *sc, int *hold,
-			  struct err *err)
-{
 	struct ws ws;
-
-	*hold = -1;
-	if (!ws_made(root, sc->customer) || ws_open_held(root, sc->customer, &ws, hold, err) == 0)
-		return 0;
-	err_prefix(err, "server '%s': workspace", sc->name);
-	if (err)
-		err->status = EXIT_UNREACHABLE;
-	return -1;
-}
+	int fd;	     /* ws_hold's */
+	bool umount; /* we mounted it */
+};
 
 static void held_signal(struct server_proc *p, int sig)
 {
-	struct proc_held *h = (struct proc_held *)p;
+	struct server_hold *h = (struct server_hold *)p;
 
 	h->inner->ops->signal(h->inner, sig);
 }
 
 static bool held_reap(struct server_proc *p, int ms, int *status)
 {
-	struct proc_held *h = (struct proc_held *)p;
+	struct server_hold *h = (struct server_hold *)p;
 
 	return h->inner->ops->reap(h->inner, ms, status);
 }
 
+/* Accepts a hold without a server (its start failed). */
 static void held_free(struct server_proc *p)
 {
-	struct proc_held *h = (struct proc_held *)p;
+	struct server_hold *h = (struct server_hold *)p;
 
 	if (!h)
 		return;
-	h->inner->ops->free(h->inner); /* the server is gone: the sweep may unmount */
-	ws_release(h->hold);
+	if (h->inner)
+		h->inner->ops->free(h->inner); /* the server is gone: its bind too */
+	ws_release(h->fd);
+	/* Best effort: what stays mounted, the idle sweep takes. */
+	if (h->umount)
+		(void)ws_umount_unheld(&h->ws, NULL);
 	free(h);
 }
 
@@ -57,21 +50,32 @@ static const struct server_proc_ops held_ops = {
     .free = held_free,
 };
 
-struct server_proc *server_hold_wrap(struct server_proc *p, int hold, const char *name,
+struct server_hold *server_hold_take(const char *root, const char *customer, const char *name,
 				     struct err *err)
 {
-	struct proc_held *h = p ? calloc(1, sizeof(*h)) : NULL;
+	struct server_hold *h = calloc(1, sizeof(*h));
 
 	if (!h) {
-		if (p) {
-			p->ops->free(p);
-			err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", name);
-		}
-		ws_release(hold);
+		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", name);
 		return NULL;
 	}
 	h->base.ops = &held_ops;
+	h->umount = !ws_mounted(root, customer);
+	if (ws_open_held(root, customer, &h->ws, &h->fd, err) == 0)
+		return h;
+	free(h);
+	err_prefix(err, "server '%s': workspace", name);
+	if (err)
+		err->status = EXIT_UNREACHABLE;
+	return NULL;
+}
+
+struct server_proc *server_hold_wrap(struct server_hold *h, struct server_proc *p)
+{
+	if (!p) {
+		held_free(&h->base);
+		return NULL;
+	}
 	h->inner = p;
-	h->hold = hold;
 	return &h->base;
 }

@@ -587,13 +587,13 @@ static struct server_proc *sb_start(const struct server_launcher *l, const struc
 				    const struct spawn_spec *s, struct err *err)
 {
 	const struct server_sandbox *sb = (const struct server_sandbox *)l;
+	struct server_hold *h = NULL;
 	struct server_proc *p;
-	int hold = -1;
 
-	if (sc->customer && server_hold_workspace(sb->root, sc, &hold, err) < 0)
+	if (sc->customer && !(h = server_hold_take(sb->root, sc->customer, sc->name, err)))
 		return NULL;
 	p = sc->sandbox.off ? server_proc_plain(sc, s, err) : jailed_start(sb, sc, s, err);
-	return hold < 0 ? p : server_hold_wrap(p, hold, sc->name, err);
+	return h ? server_hold_wrap(h, p) : p;
 }
 
 struct server_sandbox *server_sandbox_new(const char *root, const char *cgroup_parent)

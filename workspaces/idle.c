@@ -214,7 +214,7 @@ int ws_unmount_unused(const char *root, struct err *err)
 	return sweep(root, -1, NULL, err);
 }
 
-int ws_skills_umount_unheld(const struct ws *ws, struct err *err)
+int ws_umount_unheld(const struct ws *ws, struct err *err)
 {
 	int fd = lock_use(ws->dir, LOCK_EX | LOCK_NB, err), rc;
 
@@ -222,7 +222,7 @@ int ws_skills_umount_unheld(const struct ws *ws, struct err *err)
 		return 0;
 	if (fd < 0)
 		return -1;
-	rc = ws_skills_umount(ws, false, err);
+	rc = umount_both(ws, err);
 	close(fd);
 	return rc;
 }

@@ -40,9 +40,10 @@ int ws_open_held(const char *root, const char *customer, struct ws *out, int *ho
  * (may be NULL). Returns how many, or -1 with @err. */
 int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err);
 
-/* Unmount the customer's skills overlay unless a use holds the customer
- * (skills_mount.h says why not then). 1 unmounted, 0 not, -1 with @err. */
-int ws_skills_umount_unheld(const struct ws *ws, struct err *err);
+/* Unmount the customer's image and skills overlay now unless a use holds
+ * the customer (a held skills overlay must stay: skills_mount.h). 1 when
+ * either was unmounted, 0 when not, -1 with @err. */
+int ws_umount_unheld(const struct ws *ws, struct err *err);
 
 /* The same for every workspace nobody holds, however lately used: what a
  * daemon leaves behind when it stops. */

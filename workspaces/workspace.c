@@ -179,13 +179,12 @@ static int open_ws(const char *root, const char *customer, bool create,
 	return 0;
 }
 
-bool ws_made(const char *root, const char *customer)
+bool ws_mounted(const char *root, const char *customer)
 {
-	struct ws_quota q;
 	struct ws w;
 
 	return id_valid(customer, "customer", NULL) && fill_paths(root, customer, &w, NULL) == 0 &&
-	       ws_quota_get(&w, &q, NULL) == 0;
+	       (ws_quota_mounted(&w) || ws_skills_mounted(&w));
 }
 
 int ws_open(const char *root, const char *customer, bool create, struct ws *out, struct err *err)

@@ -159,10 +159,12 @@ def test_idle_sweep_keeps_a_parked_jails_workspace(ws, host_unchanged):
 def test_quota_grow_retires_the_customers_parked_jails(ws, host_unchanged):
     """A parked jail holds the image's mount, which a grow must be free of:
     `workspace create --quota-bytes` asks the daemon to retire it first."""
+    # Before the first command: listing a catalog makes the workspace of the
+    # customer its per-customer servers start for ("default").
+    ws.env.update(SMALL)
     why = exec_ready(ws)
     if why:
         pytest.skip(why)
-    ws.env.update(SMALL)
     size = "import os\ns = os.statvfs('.')\nprint(s.f_blocks * s.f_frsize, open('n').read())"
     c = Stdio(ws, "--pool-idle", "600")
     try:

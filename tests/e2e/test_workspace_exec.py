@@ -4,6 +4,7 @@ session log write, per-customer servers, and the example skills."""
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import time
@@ -152,6 +153,23 @@ def test_a_customer_server_starts_on_the_mounted_image(jail):
     assert not os.path.ismount(target) and list(target.iterdir()) == []
     _, out = run_py(jail, "zed", "import os\nprint(sorted(os.listdir('.')))\n")
     assert out["stdout"] == "['hello.txt']\n"
+
+
+def test_a_first_run_sees_what_its_server_wrote(jail):
+    """The first run of a customer on a fresh data root: the customer's
+    filesystem server, started for the catalog before the run made the
+    workspace, works in the workspace the run sees (the server makes and
+    holds it first), not in a folder the run's image then covers."""
+    # Nothing cached: the run lists the catalogs live, which starts the
+    # customer's servers before its workspace is made.
+    shutil.rmtree(jail.root / "cache")
+    shutil.rmtree(jail.root / "workspaces" / "default", ignore_errors=True)
+    target = Path(os.path.realpath(jail.root)) / "workspaces" / "default" / "workspace"
+    code = ("import os\nfrom servers._runtime import call_tool\n"
+            f"call_tool('filesystem', 'write_file', {{'path': '{target}/x.txt', 'content': 'hi'}})\n"
+            "print(sorted(os.listdir('.')))\n")
+    _, out = run_py(jail, "default", code)
+    assert out["stdout"] == "['x.txt']\n", out
 
 
 def test_example_skills_run_against_default_servers(jail):
