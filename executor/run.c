@@ -307,13 +307,12 @@ static int jail_up(struct run *r, int out_fd, int err_fd, bool park, struct err 
 	/* Neutral: file systems of their own, so that the jail's mount table
 	 * names no host path (the data root, the customer, the config's tree).
 	 * The read-write ones are the roots of their own already where the
-	 * host can make them so: the workspace's image, the customer's skills
-	 * overlay (workspaces/skills_mount.h). Where they are plain folders
-	 * (rootless, quota mode none) they are bound as they are and show
-	 * their paths: an overlay per run would not show what another run or
-	 * the host saves while the run looks for it (overlayfs keeps a lookup
-	 * that found nothing), and two runs of a customer would stack two
-	 * overlays on one folder. */
+	 * host can make them so: the workspace's image, or the overlay of a
+	 * workspace or skills folder (workspaces/overlay.h). Rootless they are
+	 * plain folders, bound as they are, and show their paths: an overlay
+	 * per run would not show what another run or the host saves while the
+	 * run looks for it (overlayfs keeps a lookup that found nothing), and
+	 * two runs of a customer would stack two overlays on one folder. */
 	struct jail_bind binds[] = {
 	    {r->ws.workspace, JAIL_WORKSPACE, true, false},
 	    {r->ws.skills, JAIL_SKILLS, true, false},

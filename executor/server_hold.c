@@ -9,9 +9,7 @@
 struct server_hold {
 	struct server_proc base; /* first */
 	struct server_proc *inner;
-	struct ws ws;
-	int fd;	     /* ws_hold's */
-	bool umount; /* we mounted it */
+	int fd; /* ws_hold's */
 };
 
 static void held_signal(struct server_proc *p, int sig)
@@ -37,10 +35,7 @@ static void held_free(struct server_proc *p)
 		return;
 	if (h->inner)
 		h->inner->ops->free(h->inner); /* the server is gone: its bind too */
-	ws_release(h->fd);
-	/* Best effort: what stays mounted, the idle sweep takes. */
-	if (h->umount)
-		(void)ws_umount_unheld(&h->ws, NULL);
+	ws_release(h->fd); /* mounted still, as a run leaves it: the idle sweep takes it */
 	free(h);
 }
 
@@ -54,14 +49,14 @@ struct server_hold *server_hold_take(const char *root, const char *customer, con
 				     struct err *err)
 {
 	struct server_hold *h = calloc(1, sizeof(*h));
+	struct ws ws;
 
 	if (!h) {
 		err_set(err, EXIT_UNREACHABLE, "server '%s': out of memory", name);
 		return NULL;
 	}
 	h->base.ops = &held_ops;
-	h->umount = !ws_mounted(root, customer);
-	if (ws_open_held(root, customer, &h->ws, &h->fd, err) == 0)
+	if (ws_open_held(root, customer, &ws, &h->fd, err) == 0)
 		return h;
 	free(h);
 	err_prefix(err, "server '%s': workspace", name);

@@ -3,9 +3,8 @@
  * was not (as a run would make it). It then starts on the mounted image,
  * never on the empty folder under it, where what it wrote would vanish
  * beneath the next mount; and the idle sweep leaves that mount while the
- * server, which binds it, lives. A server that mounted the workspace (its
- * customer ran nothing lately: a catalog listed, `mcpfs call`) unmounts it
- * when it ends, unless someone holds it then. */
+ * server, which binds it, lives. When it ends, the workspace stays mounted
+ * as a run leaves it, for the idle sweep. */
 #ifndef MCPFS_EXECUTOR_SERVER_HOLD_H
 #define MCPFS_EXECUTOR_SERVER_HOLD_H
 

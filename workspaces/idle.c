@@ -16,7 +16,6 @@
 
 #include "../common/fsx.h"
 #include "quota.h"
-#include "skills_mount.h"
 
 #define USE_LOCK "use.lock"
 
@@ -127,7 +126,7 @@ static int umount_both(const struct ws *ws, struct err *err)
 
 	if (a < 0)
 		return -1;
-	b = ws_skills_umount(ws, false, err);
+	b = ws_umount_locked(ws, ws->skills, false, err);
 	return b < 0 ? -1 : a || b;
 }
 

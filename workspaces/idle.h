@@ -1,5 +1,5 @@
 /* Idle workspaces unmounted: a customer's image (workspaces/quota.h) stays
- * loop-mounted, and its skills overlay (workspaces/skills_mount.h) mounted,
+ * loop-mounted, and its overlays (workspaces/overlay.h) mounted,
  * only while it is used, so mounts and loop devices follow the
  * customers active lately, not every customer that ever ran code. Whoever
  * uses workspace/ (a run, a file tool) holds <dir>/use.lock shared from
@@ -29,7 +29,7 @@ int ws_hold(const struct ws *ws, struct err *err);
 void ws_release(int fd);
 
 /* ws_open, with the workspace held (ws_hold) before it is mounted, and the
- * skills overlay mounted (workspaces/skills_mount.h): *@hold is the
+ * skills overlay mounted (workspaces/overlay.h): *@hold is the
  * descriptor for ws_release (-1 on failure). */
 int ws_open_held(const char *root, const char *customer, struct ws *out, int *hold,
 		 struct err *err);
@@ -41,7 +41,7 @@ int ws_open_held(const char *root, const char *customer, struct ws *out, int *ho
 int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err);
 
 /* Unmount the customer's image and skills overlay now unless a use holds
- * the customer (a held skills overlay must stay: skills_mount.h). 1 when
+ * the customer (a held overlay must stay: overlay.h). 1 when
  * either was unmounted, 0 when not, -1 with @err. */
 int ws_umount_unheld(const struct ws *ws, struct err *err);
 

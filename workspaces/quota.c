@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <linux/loop.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -19,6 +21,7 @@
 
 #include "../common/fsx.h"
 #include "loop.h"
+#include "overlay.h"
 
 #define QUOTA_FILE "quota.json"
 #define IMAGE_FILE "workspace.img"
@@ -205,6 +208,15 @@ bool ws_quota_mounted(const struct ws *ws)
 	return ws_is_mount(ws, ws->workspace);
 }
 
+/* workspace/ holds the image, not a plain folder's overlay (overlay.h). */
+static bool image_mounted(const struct ws *ws)
+{
+	struct statfs sf;
+
+	return ws_quota_mounted(ws) && statfs(ws->workspace, &sf) == 0 &&
+	       sf.f_type != OVERLAYFS_SUPER_MAGIC;
+}
+
 static int image_path(const struct ws *ws, const char *name, char *out, size_t n)
 {
 	return snprintf(out, n, "%s/%s", ws->dir, name) >= (int)n ? -ENAMETOOLONG : 0;
@@ -349,10 +361,12 @@ int ws_quota_mount(const struct ws *ws, struct err *err)
 	int dfd, lfd, rc;
 
 	rc = ws_quota_get(ws, &q, err);
-	if (rc == -ENOENT || (!rc && q.mode == WS_QUOTA_NONE))
+	if (rc == -ENOENT)
 		return 0;
 	if (rc)
 		return -1;
+	if (q.mode == WS_QUOTA_NONE)
+		return ws_overlay_mount(ws, "workspace", err);
 	if (ws_quota_mounted(ws))
 		return 0;
 	dfd = fsx_open_dir(ws->dir);
@@ -370,7 +384,8 @@ int ws_quota_mount(const struct ws *ws, struct err *err)
 
 int ws_quota_umount(const struct ws *ws, struct err *err)
 {
-	if (!ws_quota_mounted(ws))
+	/* A plain folder's overlay goes only when nobody holds it (overlay.h). */
+	if (!image_mounted(ws))
 		return 0;
 	if (umount2(ws->workspace, UMOUNT_NOFOLLOW) == 0)
 		return 0;
@@ -542,7 +557,7 @@ int ws_usage_get(const struct ws *ws, struct ws_usage *u, struct err *err)
 	int fd, rc;
 
 	memset(u, 0, sizeof(*u));
-	u->mounted = ws_quota_mounted(ws);
+	u->mounted = image_mounted(ws);
 	if (u->mounted) {
 		if (statvfs(ws->workspace, &sv) < 0)
 			return err_set(err, EXIT_FAILED, "statvfs %s: %s", ws->workspace,

@@ -54,12 +54,14 @@ int ws_quota_get(const struct ws *ws, struct ws_quota *q, struct err *err);
  * Returns 0 or -1 with @err. */
 int ws_quota_apply(const struct ws *ws, const struct ws_quota *q, struct err *err);
 
-/* Mount the image at workspace/ unless it already is (e2fsck -p first).
- * No-op for WS_QUOTA_NONE. Returns 0 or -1 with @err. */
+/* Mount the image at workspace/ unless it already is (e2fsck -p first);
+ * for WS_QUOTA_NONE, the plain folder's overlay (workspaces/overlay.h).
+ * Returns 0 or -1 with @err. */
 int ws_quota_mount(const struct ws *ws, struct err *err);
 
-/* Unmount workspace/ if mounted (lazily when busy; the loop device goes
- * with the last user). Returns 0 or -1 with @err. */
+/* Unmount the image at workspace/ if mounted (lazily when busy; the loop
+ * device goes with the last user); not a plain folder's overlay, which
+ * only ws_umount_unheld takes. Returns 0 or -1 with @err. */
 int ws_quota_umount(const struct ws *ws, struct err *err);
 
 /* Unmount workspace/ now if mounted and nothing in this namespace is inside

@@ -16,7 +16,7 @@
 #include "admin.h"
 #include "idle.h"
 #include "quota.h"
-#include "skills_mount.h"
+#include "overlay.h"
 
 static const char *const subdirs[] = {"workspace", "skills", "sessions", "state"};
 
@@ -168,7 +168,7 @@ static int open_ws(const char *root, const char *customer, bool create,
 	/* Held before it is mounted: the idle sweep cannot unmount it between. */
 	if (hold && (*hold = ws_hold(&w, err)) < 0)
 		return -1;
-	if (ws_quota_mount(&w, err) < 0 || (hold && ws_skills_mount(&w, err) < 0)) {
+	if (ws_quota_mount(&w, err) < 0 || (hold && ws_overlay_mount(&w, "skills", err) < 0)) {
 		if (hold) {
 			ws_release(*hold);
 			*hold = -1;
@@ -177,14 +177,6 @@ static int open_ws(const char *root, const char *customer, bool create,
 	}
 	*out = w;
 	return 0;
-}
-
-bool ws_mounted(const char *root, const char *customer)
-{
-	struct ws w;
-
-	return id_valid(customer, "customer", NULL) && fill_paths(root, customer, &w, NULL) == 0 &&
-	       (ws_quota_mounted(&w) || ws_skills_mounted(&w));
 }
 
 int ws_open(const char *root, const char *customer, bool create, struct ws *out, struct err *err)
@@ -281,7 +273,8 @@ int ws_remove(const struct ws *ws, struct err *err)
 	char top[PATH_MAX];
 	int tfd, rc;
 
-	if (ws_quota_umount(ws, err) < 0 || ws_skills_umount(ws, true, err) < 0)
+	if (ws_umount_locked(ws, ws->workspace, true, err) < 0 ||
+	    ws_umount_locked(ws, ws->skills, true, err) < 0)
 		return -1;
 	snprintf(top, sizeof(top), "%.*s", (int)(strrchr(ws->dir, '/') - ws->dir), ws->dir);
 	tfd = fsx_open_dir(top);

@@ -28,9 +28,6 @@ struct ws {
  * sure it is mounted at workspace/. Returns 0 or -1 with @err. */
 int ws_open(const char *root, const char *customer, bool create, struct ws *out, struct err *err);
 
-/* True when the customer's image or skills overlay is mounted. */
-bool ws_mounted(const char *root, const char *customer);
-
 /* Make workspace/ and skills/ (recursively, never following symlinks) owned
  * by the host @uid/@gid the jail maps its code to, so the code can write
  * there. Returns 0 or -1 with @err. */

@@ -464,7 +464,7 @@ def test_jail_view(mcpfs, host_unchanged):  # noqa: F811
     a mount table of the jail's mounts only: the host's /usr and devices
     and the workspace bound as they are, the shared skills and tree each a
     file system of its own (an overlay whose root is the folder), and the
-    skills the customer's overlay (workspaces/skills_mount.h), or, rootless,
+    skills the customer's overlay (workspaces/overlay.h), or, rootless,
     the folder bound as it is."""
     exec_config(mcpfs)
     p, res = run_code(mcpfs, payload("jail_view.py"))

@@ -470,7 +470,7 @@ def _kernel_lines(what: str) -> set:
 def test_skills_one_view_for_runs_and_host(mcpfs, host_unchanged):  # noqa: F811
     """A run that looked for a skill and missed it sees it once another run
     of the customer or the host saves it (issue 19): they all write through
-    one view of the folder, the customer's overlay (workspaces/skills_mount.h)
+    one view of the folder, the customer's overlay (workspaces/overlay.h)
     or, rootless, the folder itself. Runs of one customer at once stack no
     overlays on one folder (the kernel would log it)."""
     exec_config(mcpfs)

@@ -172,6 +172,55 @@ def test_a_first_run_sees_what_its_server_wrote(jail):
     assert out["stdout"] == "['x.txt']\n", out
 
 
+# Looks for two files in its workspace, says so, and waits until both are
+# there: one another run writes, one the host.
+LOOKS_FOR_FILES = """
+import os, time
+names = ('from_run.txt', 'from_host.txt')
+first = [os.path.exists(n) for n in names]
+open('looked', 'w').write('1')
+deadline = time.monotonic() + 90
+while time.monotonic() < deadline and not all(os.path.exists(n) for n in names):
+    time.sleep(0.05)
+print(first, [os.path.exists(n) for n in names])
+"""
+
+
+@pytest.mark.needs_root("a normal user mounts nothing on the host: the folder is bound as it is")
+def test_a_plain_workspace_is_one_overlay_for_runs_and_host(jail):
+    """Quota mode none as root: the workspace, a plain folder, gets an
+    overlay of its own mounted over it (workspaces/overlay.h). The jail's
+    mount table names no host path; a run that looked for a file and missed
+    it sees it once another run or the host writes it; once unmounted, the
+    files are in the folder itself."""
+    env = {"MCPFS_QUOTA_MODE": "none"}
+    jail.run("workspace", "create", "flat", env=env, check=0)
+    root = os.path.realpath(jail.root)
+    folder = Path(root) / "workspaces" / "flat" / "workspace"
+    p = jail.run("exec", "--customer", "flat", "-", env=env, check=0,
+                 input="print(open('/proc/self/mountinfo').read())\n")
+    assert root not in p.stdout, p.stdout
+    mounts = [line.split() for line in p.stdout.splitlines() if line.strip()]
+    assert [f[3] for f in mounts if f[4] == "/workspace"] == ["/"], p.stdout
+    prog = jail.tmp / "looks.py"
+    prog.write_text(LOOKS_FOR_FILES)
+    looker = subprocess.Popen(jail.cmd("exec", "--customer", "flat", "--timeout", "300", prog),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**jail.env, **env})
+    deadline = time.monotonic() + 120
+    while not (folder / "looked").exists() and looker.poll() is None:
+        assert time.monotonic() < deadline, "the first run never looked"
+        time.sleep(0.05)
+    jail.run("exec", "--customer", "flat", "-", env=env, check=0,
+             input="open('from_run.txt', 'w').write('1')\n")
+    (folder / "from_host.txt").write_text("2")
+    out, err = looker.communicate(timeout=150)
+    assert looker.returncode == 0 and out == "[False, False] [True, True]\n", (out, err)
+    jail.run("workspace", "umount", "flat", check=0)
+    assert not os.path.ismount(folder)
+    assert sorted(x.name for x in folder.iterdir()) == ["from_host.txt", "from_run.txt", "looked"]
+
+
 def test_example_skills_run_against_default_servers(jail):
     jail.run("workspace", "create", "demo", check=0)
     for d in EXAMPLES.iterdir():

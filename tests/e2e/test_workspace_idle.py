@@ -118,7 +118,7 @@ def test_umount_leaves_the_skills_overlay_of_a_run(jail):
     """`workspace umount` of a customer a run holds unmounts its image
     (lazily) and leaves its skills overlay: the run's jail keeps a copy of
     that mount, and the next run's new overlay would share its folder
-    (workspaces/skills_mount.h). What the host saves in skills/ meanwhile
+    (workspaces/overlay.h). What the host saves in skills/ meanwhile
     reaches the run; once it ended, the overlay goes."""
     prog = jail.tmp / "hold_skills.py"
     prog.write_text("import os, time\nopen('held', 'w').write('1')\n"

@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "../../executor/jail.h"
-#include "../../workspaces/skills_mount.h"
+#include "../../workspaces/overlay.h"
+#include "../../workspaces/quota.h"
 #include "check.h"
 
 static char workspace[] = "/tmp/test_jail_XXXXXX";
@@ -172,7 +173,7 @@ static void test_files_written(void)
 
 /* Neutral binds are file systems of their own: mountinfo shows "/" as
  * their root and no host path, and the read-only one refuses writes. A
- * folder with the customer's skills overlay over it (skills_mount.h), bound
+ * folder with the customer's overlay over it (workspaces/overlay.h), bound
  * as it is, shows "/" too; what is written there lands in the folder, and
  * the host sees it through the same path. */
 static void test_neutral_binds(void)
@@ -210,8 +211,8 @@ static void test_neutral_binds(void)
 	mkdir(ro, 0755);
 	mkdir(ws.skills, 0755);
 	CHECK(chown(ws.skills, 64000, 64000) == 0, "chown");
-	CHECK(ws_skills_mount(&ws, &e) == 0 && ws_skills_mounted(&ws), "skills overlay: %s",
-	      e.text);
+	CHECK(ws_overlay_mount(&ws, "skills", &e) == 0 && ws_is_mount(&ws, ws.skills),
+	      "skills overlay: %s", e.text);
 	fp = fopen(f, "w");
 	if (fp) {
 		fputs("in ro\n", fp);
@@ -226,8 +227,8 @@ static void test_neutral_binds(void)
 	CHECK(fp && fgets(want, sizeof(want), fp) && !strcmp(want, "kept"), "%s not written", f);
 	if (fp)
 		fclose(fp);
-	CHECK(ws_skills_umount(&ws, false, &e) == 1 && !ws_skills_mounted(&ws), "umount: %s",
-	      e.text);
+	CHECK(ws_umount_locked(&ws, ws.skills, false, &e) == 1 && !ws_is_mount(&ws, ws.skills),
+	      "umount: %s", e.text);
 	fp = fopen(f, "r"); /* in the folder itself */
 	CHECK(fp && fgets(want, sizeof(want), fp) && !strcmp(want, "kept"), "%s not kept", f);
 	if (fp)

@@ -1,8 +1,9 @@
-/* The customer's skills as one overlay for all its runs (skills_mount.h). */
+/* A customer's folder as an overlay of its own (overlay.h). */
 #define _GNU_SOURCE
-#include "skills_mount.h"
+#include "overlay.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -10,14 +11,6 @@
 
 #include "../common/fsx.h"
 #include "quota.h"
-
-/* overlayfs's work folder: beside skills/, on its file system, never in the jail */
-#define WORK_DIR ".skills-work"
-
-bool ws_skills_mounted(const struct ws *ws)
-{
-	return ws_is_mount(ws, ws->skills);
-}
 
 /* An empty read-only tmpfs, detached: the lower layer (overlayfs wants
  * one below its upper layer). -1 when the kernel makes none. */
@@ -36,15 +29,18 @@ static int empty_layer(void)
 
 /* The layers are named by descriptor, so mountinfo (the host's, and a
  * jail's through its bind) shows /proc/self/fd/N, not their paths. The
- * mount goes on the descriptor of skills/ resolved without symlinks. */
-static void mount_overlay(int dfd)
+ * mount goes on the descriptor of the folder resolved without symlinks;
+ * overlayfs's work folder is .<name>-work beside it (on its file system,
+ * never in a jail). */
+static void mount_overlay(int dfd, const char *name)
 {
 	int up, work = -1, low = -1;
-	char opts[160], target[32];
+	char opts[160], target[32], wname[32];
 
-	up = fsx_open_at(dfd, "skills", O_PATH | O_DIRECTORY, 0);
-	if (up >= 0 && fsx_mkdir_at(dfd, WORK_DIR, 0700) == 0)
-		work = fsx_open_at(dfd, WORK_DIR, O_PATH | O_DIRECTORY, 0);
+	snprintf(wname, sizeof(wname), ".%s-work", name);
+	up = fsx_open_at(dfd, name, O_PATH | O_DIRECTORY, 0);
+	if (up >= 0 && fsx_mkdir_at(dfd, wname, 0700) == 0)
+		work = fsx_open_at(dfd, wname, O_PATH | O_DIRECTORY, 0);
 	if (work >= 0)
 		low = empty_layer();
 	if (low >= 0) {
@@ -53,7 +49,7 @@ static void mount_overlay(int dfd)
 			 "workdir=/proc/self/fd/%d",
 			 low, up, work);
 		snprintf(target, sizeof(target), "/proc/self/fd/%d", up);
-		/* A failure leaves skills/ a plain folder (skills_mount.h). */
+		/* A failure leaves the folder plain (overlay.h). */
 		(void)mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, opts);
 	}
 	if (low >= 0)
@@ -64,25 +60,23 @@ static void mount_overlay(int dfd)
 		close(up);
 }
 
-int ws_skills_mount(const struct ws *ws, struct err *err)
+int ws_overlay_mount(const struct ws *ws, const char *name, struct err *err)
 {
+	char path[PATH_MAX];
 	int dfd, lfd;
 
-	if (geteuid() != 0 || ws_skills_mounted(ws))
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", ws->dir, name) >= sizeof(path))
+		return err_set(err, EXIT_FAILED, "%s/%s: path too long", ws->dir, name);
+	if (geteuid() != 0 || ws_is_mount(ws, path))
 		return 0;
 	dfd = fsx_open_dir(ws->dir);
 	if (dfd < 0)
 		return err_set(err, EXIT_FAILED, "open %s: %s", ws->dir, strerror(-dfd));
 	lfd = ws_quota_lock(dfd, ws, err);
-	if (lfd >= 0 && !ws_skills_mounted(ws))
-		mount_overlay(dfd);
+	if (lfd >= 0 && !ws_is_mount(ws, path))
+		mount_overlay(dfd, name);
 	if (lfd >= 0)
 		close(lfd);
 	close(dfd);
 	return lfd < 0 ? -1 : 0;
-}
-
-int ws_skills_umount(const struct ws *ws, bool detach, struct err *err)
-{
-	return ws_umount_locked(ws, ws->skills, detach, err);
 }
