@@ -36,8 +36,8 @@ static void usage(FILE *f)
 		   "jail's working directory, an ext4 image sized by the quota when the machine\n"
 		   "allows loop mounts), skills/, sessions/, state/. 'create' is idempotent and\n"
 		   "grows a byte quota; 'gc' drops session logs idle for D days (default 30) and\n"
-		   "leftovers of killed writers; 'umount' unmounts workspaces and skills\n"
-		   "overlays (data stays; a skills overlay stays while a run uses it).\n"
+		   "leftovers of killed writers; 'umount' unmounts workspaces and their\n"
+		   "overlays (data stays; an overlay stays while a run or server uses it).\n"
 		   "Defaults: $MCPFS_QUOTA_BYTES (256M), $MCPFS_QUOTA_FILES (10000);\n"
 		   "MCPFS_QUOTA_MODE=none makes plain folders without enforcement.\n");
 }

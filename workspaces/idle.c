@@ -118,8 +118,8 @@ static const char *customer_of(char *mnt, const char *prefix)
 	return strchr(c, '/') ? NULL : c;
 }
 
-/* The customer's image and skills overlay, with nobody holding it: 1 when
- * either was unmounted, 0, -1. */
+/* What is mounted at the customer's workspace/ (image or overlay) and
+ * skills/, with nobody holding it: 1 when either was unmounted, 0, -1. */
 static int umount_both(const struct ws *ws, struct err *err)
 {
 	int a = ws_quota_umount_unused(ws, err), b;

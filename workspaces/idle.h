@@ -1,7 +1,7 @@
 /* Idle workspaces unmounted: a customer's image (workspaces/quota.h) stays
- * loop-mounted, and its overlays (workspaces/overlay.h) mounted,
- * only while it is used, so mounts and loop devices follow the
- * customers active lately, not every customer that ever ran code. Whoever
+ * loop-mounted, and its overlays (workspaces/overlay.h) mounted, only while
+ * it is used, so mounts and loop devices follow the customers active
+ * lately, not every customer that ever ran code. Whoever
  * uses workspace/ (a run, a file tool) holds <dir>/use.lock shared from
  * before it mounts until it is done, and stamps the file's mtime at both
  * ends. The sweep unmounts a workspace whose stamp is older than the idle
@@ -40,9 +40,9 @@ int ws_open_held(const char *root, const char *customer, struct ws *out, int *ho
  * (may be NULL). Returns how many, or -1 with @err. */
 int ws_idle_sweep(const char *root, double idle_s, json_t *gone, struct err *err);
 
-/* Unmount the customer's image and skills overlay now unless a use holds
- * the customer (a held overlay must stay: overlay.h). 1 when
- * either was unmounted, 0 when not, -1 with @err. */
+/* Unmount the customer's image and overlays now unless a use holds the
+ * customer (a held overlay must stay: overlay.h). 1 when any was
+ * unmounted, 0 when not, -1 with @err. */
 int ws_umount_unheld(const struct ws *ws, struct err *err);
 
 /* The same for every workspace nobody holds, however lately used: what a
