@@ -516,16 +516,16 @@ def test_mountinfo_names_no_run_folder(mcpfs, host_unchanged):  # noqa: F811
 
 def test_mountinfo_names_no_data_root(mcpfs, host_unchanged):  # noqa: F811
     """Nothing in the jail's mount table names a path under the data root
-    (issue 19), but the workspace and skills where the host cannot make them
-    file systems of their own: a plain folder (quota mode none), and
-    rootless. Those are binds: an overlay per run would not show what the
-    host or another run adds while the run looks (executor/README.md)."""
+    (issue 19), but, rootless, the workspace and skills: a normal user can
+    make them no file system of their own on the host, so they are binds (an
+    overlay per run would not show what the host or another run adds while
+    the run looks: executor/README.md)."""
     root = os.path.realpath(mcpfs.root)
     customer = Path(root) / "workspaces" / "default"
     lines, _ = _mountinfo_naming(mcpfs, root)
     for name in ("workspace", "skills"):
         if not os.path.ismount(customer / name):
-            assert mcpfs.rootless or name == "workspace", f"{name}: no file system of its own"
+            assert mcpfs.rootless, f"{name}: no file system of its own"
             bound = [_host_mount_of(str(customer / name))[0], "/" + name]
             lines = [line for line in lines if line.split()[3:5] != bound]
     assert lines == [], lines
