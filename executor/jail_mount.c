@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../common/emptyfs.h"
 #include "jail_i.h"
 
 #define ROOT "/tmp"
@@ -226,26 +227,6 @@ static int bind_fd(int fd, const char *dst, bool rw, bool dev, char *why, size_t
 	return 0;
 }
 
-/* The empty lower layer of the overlays: overlayfs wants two lower layers
- * when there is no upper one. */
-static int empty_layer(char *why, size_t n)
-{
-	int fs = fsopen("tmpfs", FSOPEN_CLOEXEC), m;
-
-	if (fs < 0)
-		return jail_why(why, n, "fsopen(tmpfs)");
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "size", "4k", 0) < 0 ||
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
-		close(fs);
-		return jail_why(why, n, "fsconfig(tmpfs)");
-	}
-	m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY);
-	close(fs);
-	if (m < 0)
-		return jail_why(why, n, "fsmount(tmpfs)");
-	return m;
-}
-
 /* Mount bind @i of the spec at @dst (a path under ROOT) as an overlay whose
  * root is its source: mountinfo shows "/" as its root and the layers as
  * /proc/self/fd/N, no host path. */
@@ -352,8 +333,9 @@ int jail_mount_setup_child(struct jail *j, char *why, size_t n)
 	for (i = 0; i < s->nbinds; i++) {
 		if (path_under_root(dst, sizeof(dst), s->binds[i].dst, why, n) < 0)
 			return -1;
-		if (!j->as_bind[i] && empty < 0 && (empty = empty_layer(why, n)) < 0)
-			return -1;
+		/* overlayfs wants two lower layers when there is no upper one */
+		if (!j->as_bind[i] && empty < 0 && (empty = emptyfs_open()) < 0)
+			return jail_why(why, n, "empty tmpfs layer (fsopen, fsconfig, fsmount)");
 		/* A kernel that makes no such overlay gets the plain bind. */
 		if (!j->as_bind[i]
 			? overlay_bind(j, i, empty, dst, why, n) < 0 &&

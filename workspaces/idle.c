@@ -122,7 +122,7 @@ static const char *customer_of(char *mnt, const char *prefix)
  * skills/, with nobody holding it: 1 when either was unmounted, 0, -1. */
 static int umount_both(const struct ws *ws, struct err *err)
 {
-	int a = ws_quota_umount_unused(ws, err), b;
+	int a = ws_umount_locked(ws, ws->workspace, false, err), b;
 
 	if (a < 0)
 		return -1;

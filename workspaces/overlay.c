@@ -9,23 +9,9 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include "../common/emptyfs.h"
 #include "../common/fsx.h"
 #include "quota.h"
-
-/* An empty read-only tmpfs, detached: the lower layer (overlayfs wants
- * one below its upper layer). -1 when the kernel makes none. */
-static int empty_layer(void)
-{
-	int fs = fsopen("tmpfs", FSOPEN_CLOEXEC), m = -1;
-
-	if (fs < 0)
-		return -1;
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "size", "4k", 0) == 0 &&
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
-		m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY);
-	close(fs);
-	return m;
-}
 
 /* The layers are named by descriptor, so mountinfo (the host's, and a
  * jail's through its bind) shows /proc/self/fd/N, not their paths. The
@@ -42,7 +28,7 @@ static void mount_overlay(int dfd, const char *name)
 	if (up >= 0 && fsx_mkdir_at(dfd, wname, 0700) == 0)
 		work = fsx_open_at(dfd, wname, O_PATH | O_DIRECTORY, 0);
 	if (work >= 0)
-		low = empty_layer();
+		low = emptyfs_open(); /* the lower layer overlayfs wants */
 	if (low >= 0) {
 		snprintf(opts, sizeof(opts),
 			 "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,"

@@ -420,11 +420,6 @@ int ws_umount_locked(const struct ws *ws, const char *path, bool detach, struct 
 	return rc;
 }
 
-int ws_quota_umount_unused(const struct ws *ws, struct err *err)
-{
-	return ws_umount_locked(ws, ws->workspace, false, err);
-}
-
 /* lost+found would be the first thing agent code lists; e2fsck makes it
  * again when it needs it. */
 static void drop_lost_found(int dfd)

@@ -64,11 +64,6 @@ int ws_quota_mount(const struct ws *ws, struct err *err);
  * only ws_umount_unheld takes. Returns 0 or -1 with @err. */
 int ws_quota_umount(const struct ws *ws, struct err *err);
 
-/* Unmount workspace/ now if mounted and nothing in this namespace is inside
- * it (never lazily: workspaces/idle.h). Returns 1 when it was unmounted, 0
- * when it was not mounted or is busy, -1 with @err. */
-int ws_quota_umount_unused(const struct ws *ws, struct err *err);
-
 /* Serialize the mounts and quota changes of one customer across processes:
  * @dfd is its folder. Returns the lock's descriptor (close it to unlock) or
  * -1 with @err. */
