@@ -60,6 +60,7 @@ struct run {
 	char id[64];
 	char session[ID_MAX + 1];
 	char tree[4096], tree_servers[4200];
+	bool tree_live;		  /* tree is the live mount (run_tree_dir) */
 	char skills_shared[4096]; /* the operator's skills, read-only for every customer */
 	char lock_path[4200];
 	int lock_fd;	 /* lock_path, locked while the run lives; else -1 */
@@ -312,13 +313,17 @@ static int jail_up(struct run *r, int out_fd, int err_fd, bool park, struct err 
 	 * plain folders, bound as they are, and show their paths: an overlay
 	 * per run would not show what another run or the host saves while the
 	 * run looks for it (overlayfs keeps a lookup that found nothing), and
-	 * two runs of a customer would stack two overlays on one folder. */
+	 * two runs of a customer would stack two overlays on one folder. The
+	 * live mount is a file system of its own too (its mount table line
+	 * reads "/" or "/servers", fuse.mcpfs): bound as it is, it costs an
+	 * open nothing more, where an overlay's second open of each file made
+	 * a walk of /mcp 1.7x a walk of tmpfs (BENCHMARKS.md). */
 	struct jail_bind binds[] = {
 	    {r->ws.workspace, JAIL_WORKSPACE, true, false},
 	    {r->ws.skills, JAIL_SKILLS, true, false},
 	    {r->skills_shared, JAIL_SKILLS "/shared", false, true},
-	    {r->tree, JAIL_TREE, false, true},
-	    {r->tree_servers, JAIL_CODE_DIR "/servers", false, true},
+	    {r->tree, JAIL_TREE, false, !r->tree_live},
+	    {r->tree_servers, JAIL_CODE_DIR "/servers", false, !r->tree_live},
 	    {runtime_dist(), JAIL_RUNTIME_DIR "/dist", false, true},
 	};
 	struct jail_file files[RUN_MAX_FILES];
@@ -511,6 +516,20 @@ void run_record(struct run *r, json_t *res)
 	json_decref(task);
 }
 
+/* The tree the run imports from (run_tree.h) into r->tree. */
+static int tree_ready(struct run *r, struct err *err)
+{
+	const struct run_opts *o = r->o;
+	int rc = run_tree_dir(o->root, o->cfg, o->hub, policy_rules(o->policy, o->customer),
+			      r->tree, sizeof(r->tree), err);
+
+	if (rc < 0)
+		return -1;
+	r->tree_live = rc == 1;
+	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
+	return 0;
+}
+
 static int workspace_ready(struct run *r, struct err *err)
 {
 	const char *customer = r->o->customer ? r->o->customer : "default";
@@ -624,19 +643,13 @@ out:
 
 int run_park(struct run *r, struct err *err)
 {
-	const struct run_opts *o = r->o;
-
 	if (r->started)
 		return err_set(err, EXIT_USAGE, "run: started twice");
 	r->started = true;
 	if (run_id_new(r->id, sizeof(r->id)) < 0)
 		return err_set(err, EXIT_FAILED, "getrandom: %s", strerror(errno));
-	if (workspace_ready(r, err) < 0 ||
-	    run_tree_dir(o->root, o->cfg, o->hub, policy_rules(o->policy, o->customer), r->tree,
-			 sizeof(r->tree), err) < 0 ||
-	    run_lock_make(r, err) < 0)
+	if (workspace_ready(r, err) < 0 || tree_ready(r, err) < 0 || run_lock_make(r, err) < 0)
 		return -1;
-	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
 	/* the token's entry comes with the program (jail_handoff) */
 	snprintf(r->env_token, sizeof(r->env_token), "%s=", BRIDGE_ENV_TOKEN);
 	return jail_make(r, true, err);
@@ -707,10 +720,8 @@ int run_start(struct run *r, struct err *err)
 	if (r->started)
 		return err_set(err, EXIT_USAGE, "run: started twice");
 	r->started = true;
-	if (run_tree_dir(o->root, o->cfg, o->hub, policy_rules(o->policy, o->customer), r->tree,
-			 sizeof(r->tree), err) < 0)
+	if (tree_ready(r, err) < 0)
 		return -1;
-	snprintf(r->tree_servers, sizeof(r->tree_servers), "%s/servers", r->tree);
 	if (o->pool && o->capture) {
 		parked = run_pool_take(o->pool, o, r->tree);
 		r->pool_noted = true;

@@ -257,7 +257,7 @@ int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub,
 	if (!policy_rules_key(rules)[0] &&
 	    fusefs_mount_find(root, cfg->origin, out, n, &langs) == 0 &&
 	    (langs & CG_LANG_ALL) == CG_LANG_ALL && mount_allows_jail(out))
-		return 0;
+		return 1;
 	snprintf(base, sizeof(base), "%s/cache/trees", root);
 	snprintf(dir, sizeof(dir), "%s/%016llx", base, (unsigned long long)tree_key(cfg, rules));
 	if ((size_t)snprintf(out, n, "%s", dir) >= n)

@@ -20,7 +20,8 @@ struct policy_rules;
 /* The folder holding README.md and servers/ into @out: what @rules (the
  * customer's policy, borrowed; NULL: everything) let the customer see. A
  * policy that hides anything never binds the mount, and its tree has a key
- * of its own. Returns 0 or -1 with @err. */
+ * of its own. Returns 1 for the live mount (the root of a file system of
+ * its own), 0 for a written tree, or -1 with @err. */
 int run_tree_dir(const char *root, const struct config *cfg, struct hub *hub,
 		 const struct policy_rules *rules, char *out, size_t n, struct err *err);
 

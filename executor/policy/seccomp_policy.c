@@ -353,11 +353,21 @@ static const char *const denied[] = {
     "mknodat",
 };
 
-/* ioctl requests allowed, compared on the low 32 bits (TIOCSTI with high
- * bits set is still TIOCSTI to the kernel). */
+/* ioctl requests allowed on any descriptor, compared on the low 32 bits
+ * (TIOCSTI with high bits set is still TIOCSTI to the kernel). TIOCOUTQ is
+ * also SIOCOUTQ, asked of sockets. */
 static const unsigned long ioctls[] = {
-    TCGETS,   TCSETS,  TCSETSW, TCSETSF,  TIOCGWINSZ, TIOCSWINSZ, TIOCGPGRP,
-    FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, FIOASYNC,   TIOCOUTQ,	  TCFLSH,
+    FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, FIOASYNC, TIOCOUTQ,
+};
+
+/* Terminal requests: allowed on 0-2 (standard input may be the caller's
+ * terminal), ENOTTY from the filter on any other descriptor, as the kernel
+ * would answer. The jail has no other terminal (no devpts, no /dev/tty), and
+ * a file never sees the request: Linux sends every ioctl on a FUSE file to
+ * the daemon, and CPython's open() asks isatty() of every file it opens, a
+ * round trip per file of a walk of /mcp. */
+static const unsigned long terminal_ioctls[] = {
+    TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ, TIOCGPGRP, TCFLSH,
 };
 
 static const int families[] = {AF_UNIX, AF_INET, AF_INET6};
@@ -377,7 +387,7 @@ static int rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned
 
 static int add_rules(scmp_filter_ctx ctx, const char **bad)
 {
-	struct scmp_arg_cmp a;
+	struct scmp_arg_cmp a, fd_req[2];
 	size_t i;
 	int rc;
 
@@ -426,6 +436,15 @@ static int add_rules(scmp_filter_ctx ctx, const char **bad)
 	for (i = 0; i < sizeof(ioctls) / sizeof(ioctls[0]); i++) {
 		a = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, ioctls[i]);
 		if ((rc = rule(ctx, SCMP_ACT_ALLOW, "ioctl", 1, &a)) < 0)
+			return rc;
+	}
+	for (i = 0; i < sizeof(terminal_ioctls) / sizeof(terminal_ioctls[0]); i++) {
+		fd_req[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, terminal_ioctls[i]);
+		fd_req[0] = SCMP_A0(SCMP_CMP_LE, 2);
+		if ((rc = rule(ctx, SCMP_ACT_ALLOW, "ioctl", 2, fd_req)) < 0)
+			return rc;
+		fd_req[0] = SCMP_A0(SCMP_CMP_GT, 2);
+		if ((rc = rule(ctx, SCMP_ACT_ERRNO(ENOTTY), "ioctl", 2, fd_req)) < 0)
 			return rc;
 	}
 	a = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI);

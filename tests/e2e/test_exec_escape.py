@@ -60,6 +60,7 @@ FILTER_CASES = {
     "keyctl.py": ("EPERM", "ALLOWED"),
     "io_uring.py": ("EPERM", "ALLOWED"),
     "tiocsti.py": ("EPERM EPERM", "ENOTTY ENOTTY"),
+    "tty_ioctl.py": ("ENOTTY EBADF", "EBADF EBADF"),
     "setuid.py": ("EPERM EPERM", "EPERM ALLOWED"),
 }
 
@@ -416,10 +417,12 @@ def _stat_field(pid: int, n: int) -> int:
 
 def test_own_session_without_terminal(mcpfs, host_unchanged):  # noqa: F811
     """The jailed process leads a session of its own, without a controlling
-    terminal to push input into, though mcpfs runs with one."""
+    terminal to push input into, though mcpfs runs with one. Its standard
+    input is that terminal still: terminal requests on 0-2 reach it."""
     exec_config(mcpfs)
     prog = mcpfs.tmp / "sleep.py"
-    prog.write_text("import time\nprint('up', flush=True)\ntime.sleep(30)\n")
+    prog.write_text("import os, time\nprint('up', os.isatty(0), flush=True)\n"
+                    "time.sleep(30)\n")
     master, slave = os.openpty()
 
     def login_session():  # as a shell in a terminal starts it
@@ -430,7 +433,7 @@ def test_own_session_without_terminal(mcpfs, host_unchanged):  # noqa: F811
                             stderr=subprocess.PIPE, text=True, env=mcpfs.env,
                             preexec_fn=login_session)
     try:
-        assert proc.stdout.readline() == "up\n"
+        assert proc.stdout.readline() == "up True\n"
         pids = code_jail_pids_of(mcpfs.root, mcpfs.jail_uid)
         assert len(pids) == 1, pids
         pid = pids[0]
