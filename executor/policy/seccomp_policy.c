@@ -360,12 +360,13 @@ static const unsigned long ioctls[] = {
     FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, FIOASYNC, TIOCOUTQ,
 };
 
-/* Terminal requests: allowed on 0-2 (standard input may be the caller's
- * terminal), ENOTTY from the filter on any other descriptor, as the kernel
- * would answer. The jail has no other terminal (no devpts, no /dev/tty), and
- * a file never sees the request: Linux sends every ioctl on a FUSE file to
- * the daemon, and CPython's open() asks isatty() of every file it opens, a
- * round trip per file of a walk of /mcp. */
+/* Terminal requests: allowed on 0-2 (without --json, `mcpfs exec` passes
+ * its own standard input and output, which may be a terminal), ENOTTY
+ * from the filter on any other descriptor, as the kernel would answer. The
+ * jail has no other terminal (no devpts, no /dev/tty), and a file never sees
+ * the request: Linux sends every ioctl on a FUSE file to the daemon, and
+ * CPython's open() asks isatty() of every file it opens, a round trip per
+ * file of a walk of /mcp. */
 static const unsigned long terminal_ioctls[] = {
     TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ, TIOCGPGRP, TCFLSH,
 };
