@@ -81,8 +81,8 @@ def opcodes(trace: str, fds: set) -> Counter:
 
 @contextlib.contextmanager
 def daemon_traced(pid: int, out):
-    """strace of the daemon @pid's reads into @out, attached to every thread
-    on entry; then opcodes(out.read_text(), fuse_fds(pid))."""
+    """The daemon @pid's reads, traced into @out while the block runs (strace
+    attached to every thread before it starts); opcodes() counts them."""
     st = subprocess.Popen(["strace", "-f", "-qq", "-xx", "-s", "8", "-e", "trace=read",
                            "-o", str(out), "-p", str(pid)], stderr=subprocess.PIPE, text=True)
     try:
@@ -106,6 +106,8 @@ def dyn_mount(mounted, *args) -> int:
 
 
 def requests_besides(seen: Counter, files: int, allowed: tuple) -> None:
+    """Of a warm walk of @files files, @seen sent nothing but the statfs that
+    proves the trace saw requests, and the opcodes @allowed."""
     assert seen[FUSE_STATFS] >= 1, f"the trace missed the statfs: {dict(seen)}"
     others = {NAMES.get(op, op): n for op, n in seen.items()
               if op not in allowed + (FUSE_STATFS,) and op not in FORGETS}
