@@ -82,6 +82,8 @@ class Mcpfs:
 
     def close(self):
         self.unmount()
+        # a run leaves its customer's workspace and skills mounted until idle
+        self.run("workspace", "umount", "--all", capture_output=True)
         shutil.rmtree(self.work, ignore_errors=True)
 
 
