@@ -284,10 +284,10 @@ print(json.dumps(out))
 
 def part_jail():
     for label, binary in binaries():
-        for tree in ("the live mount", "a written tree"):
+        for tree, live in (("the live mount", True), ("a written tree", False)):
             m = Mcpfs(binary, {"big": (2000, 1000)})
             try:
-                if tree == "the live mount":
+                if live:
                     m.mount("-o", "allow_other")  # else the run writes a tree of its own
                 prog = m.work / "walk.py"
                 prog.write_text("import json, os, shutil, time\nfrom pathlib import Path\n"

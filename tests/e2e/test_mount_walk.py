@@ -108,7 +108,7 @@ def dyn_mount(mounted, *args) -> int:
 def requests_besides(seen: Counter, files: int, allowed: tuple) -> None:
     """Of a warm walk of @files files, @seen sent nothing but the statfs that
     proves the trace saw requests, and the opcodes @allowed."""
-    assert seen[FUSE_STATFS] >= 1, f"the trace missed the statfs: {dict(seen)}"
+    assert seen[FUSE_STATFS] == 1, f"the trace missed the statfs: {dict(seen)}"
     others = {NAMES.get(op, op): n for op, n in seen.items()
               if op not in allowed + (FUSE_STATFS,) and op not in FORGETS}
     # A few strays are the kernel's: memory pressure may drop a page or a name.
